@@ -1,0 +1,52 @@
+package afftrack
+
+import "context"
+
+// Dataset is one import file's content, parsed and checked for everything
+// that needs no stored data. A store writes it atomically.
+type Dataset struct {
+	Merchants    []MerchantRecord
+	Affiliates   []AffiliateRecord
+	Memberships  []Membership
+	Transactions []TransactionRecord
+	Banners      []Banner
+	Invoices     []Invoice
+}
+
+// MerchantRecord is a merchant with the key secrets the file gives it.
+type MerchantRecord struct {
+	Merchant
+	APIKeys []string
+}
+
+// AffiliateRecord is an affiliate with the key secrets the file gives it.
+type AffiliateRecord struct {
+	Affiliate
+	APIKeys []string
+}
+
+// TransactionRecord is a transaction with the derived names the file
+// claims for it, if any. The store checks a claim against the affiliate's
+// account (in the same file or already stored) and refuses one that
+// disagrees.
+type TransactionRecord struct {
+	Transaction
+	ClaimedContactName  Null[string]
+	ClaimedBusinessName Null[string]
+}
+
+// ImportSummary counts what an import wrote.
+type ImportSummary struct {
+	Merchants, Affiliates, Memberships, Transactions, Banners, Invoices, Keys int
+}
+
+// ImportService writes datasets.
+type ImportService interface {
+	// Import writes every record of d in one database transaction: all or
+	// nothing. A record whose id exists replaces the stored one (a
+	// transaction's items are replaced whole); keys are added if new. A
+	// reference to an account that is neither in d nor stored fails with
+	// an EINVALID error naming the collection, the index and the field,
+	// e.g. `Transactions[3].AffiliateId: affiliate 9 does not exist`.
+	Import(ctx context.Context, d *Dataset) (ImportSummary, error)
+}

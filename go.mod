@@ -1,0 +1,3 @@
+module github.com/afftrack/afftrack
+
+go 1.26.8
