@@ -1,0 +1,100 @@
+package importfile
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/afftrack/afftrack"
+)
+
+func parseMerchant(r *record) afftrack.MerchantRecord {
+	var m afftrack.MerchantRecord
+	m.ID = r.id("Id")
+	m.Name = r.str("Name", true)
+	m.AvatarURL = r.str("AvatarUrl", false)
+	m.Status = accountStatus(r)
+	m.RateLimit = rateLimit(r)
+	m.APIKeys = apiKeys(r)
+	return m
+}
+
+func parseAffiliate(r *record) afftrack.AffiliateRecord {
+	var a afftrack.AffiliateRecord
+	a.ID = r.id("Id")
+	a.ContactName = r.str("ContactName", true)
+	a.BusinessName = r.str("BusinessName", false)
+	a.Status = accountStatus(r)
+	a.GSTRegistered = r.bool("GstRegistered")
+	a.RateLimit = rateLimit(r)
+	a.APIKeys = apiKeys(r)
+	return a
+}
+
+func parseMembership(r *record) afftrack.Membership {
+	m := afftrack.Membership{AffiliateID: r.id("AffiliateId"), MerchantID: r.id("MerchantId")}
+	m.Status = enum(r, "Status", false, afftrack.ParseMembershipStatus, afftrack.MembershipStatusNames())
+	if m.Status == 0 {
+		m.Status = afftrack.MembershipJoined
+	}
+	return m
+}
+
+// accountStatus reads Status, Active when absent.
+func accountStatus(r *record) afftrack.AccountStatus {
+	s := enum(r, "Status", false, afftrack.ParseAccountStatus, afftrack.AccountStatusNames())
+	if s == 0 {
+		return afftrack.AccountActive
+	}
+	return s
+}
+
+// rateLimit reads the optional RateLimit object; a dimension it leaves out
+// takes the server's default.
+func rateLimit(r *record) afftrack.RateLimit {
+	raw := r.raw("RateLimit")
+	if raw == nil {
+		return afftrack.RateLimit{}
+	}
+	sub := newRecord(r.path+".RateLimit", raw, r.loc)
+	dim := func(name string) afftrack.Null[int64] {
+		v := sub.nullInt(name, false)
+		if v.Valid && v.Value < 0 {
+			sub.fail(name, "%d is negative; use 0 for no limit", v.Value)
+		}
+		return v
+	}
+	l := afftrack.RateLimit{PerMinute: dim("PerMinute"), PerDay: dim("PerDay"), Concurrent: dim("Concurrent")}
+	if err := sub.done(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return l
+}
+
+// apiKeys reads ApiKeys: an array of key secrets, each 1 to 256 printable
+// ASCII characters so it can travel in a query string or header.
+func apiKeys(r *record) []string {
+	raw := r.raw("ApiKeys")
+	if raw == nil {
+		return nil
+	}
+	var keys []string
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		r.fail("ApiKeys", "must be an array of strings")
+		return nil
+	}
+	for i, k := range keys {
+		if len(k) < 1 || len(k) > 256 || !printableASCII(k) {
+			r.fail(fmt.Sprintf("ApiKeys[%d]", i), "a key must be 1 to 256 printable ASCII characters without spaces")
+		}
+	}
+	return keys
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,25 @@
+package importfile
+
+import "github.com/afftrack/afftrack"
+
+// parseBanner reads a banner. MerchantName, MerchantAvatarUrl, Size,
+// TrackingUrl and TrackingCode are derived by the service and are not
+// fields of the file.
+func parseBanner(r *record) afftrack.Banner {
+	var b afftrack.Banner
+	b.ID = r.id("Id")
+	b.MerchantID = r.id("MerchantId")
+	b.DateCreated = r.datetime("DateCreated", true, b.DateCreated)
+	b.DateModified = r.datetime("DateModified", false, b.DateCreated)
+	b.GroupName = r.str("GroupName", false)
+	b.Name = r.str("Name", false)
+	b.TargetURL = r.str("TargetUrl", false)
+	b.Width = r.int("Width", true, 0)
+	b.Height = r.int("Height", true, 0)
+	b.ImageURL = r.str("ImageUrl", false)
+	b.AltText = r.str("AltText", false)
+	if r.err == nil && (b.Width < 1 || b.Height < 1) {
+		r.fail("Width", "a banner's width and height must be positive, got %dx%d", b.Width, b.Height)
+	}
+	return b
+}

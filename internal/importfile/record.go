@@ -1,0 +1,241 @@
+package importfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/afftrack/afftrack"
+)
+
+// record reads the fields of one JSON object of the file. It keeps the
+// first error, prefixed with the record's path (`Transactions[3]`), so a
+// parse function reads every field unconditionally and checks err once.
+type record struct {
+	path   string
+	fields map[string]json.RawMessage // keyed by the name as written
+	used   map[string]bool
+	loc    *time.Location
+	err    error
+}
+
+func newRecord(path string, raw json.RawMessage, loc *time.Location) *record {
+	r := &record{path: path, used: map[string]bool{}, loc: loc}
+	if err := decodeObject(raw, &r.fields); err != nil {
+		r.err = afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON object", path)
+	}
+	return r
+}
+
+// fail records an error about field name unless one is already recorded.
+func (r *record) fail(name, format string, args ...any) {
+	if r.err == nil {
+		r.err = afftrack.Errorf(afftrack.EINVALID, "%s.%s: %s", r.path, name, fmt.Sprintf(format, args...))
+	}
+}
+
+// raw returns the field's JSON text, or nil when it is absent or null.
+// Names match case-insensitively, as encoding/json matches them, but the
+// exact spelling wins.
+func (r *record) raw(name string) json.RawMessage {
+	if r.err != nil {
+		return nil
+	}
+	v, ok := r.fields[name]
+	if !ok {
+		for k, kv := range r.fields {
+			if strings.EqualFold(k, name) {
+				v, ok, name = kv, true, k
+				break
+			}
+		}
+	}
+	if !ok {
+		return nil
+	}
+	r.used[name] = true
+	if string(bytes.TrimSpace(v)) == "null" {
+		return nil
+	}
+	return v
+}
+
+// done fails on any field no reader asked for: a misspelt field would
+// otherwise be dropped without a word.
+func (r *record) done() error {
+	if r.err != nil {
+		return r.err
+	}
+	for k := range r.fields {
+		if !r.used[k] {
+			return afftrack.Errorf(afftrack.EINVALID, "%s.%s: is not a field of this record", r.path, k)
+		}
+	}
+	return nil
+}
+
+func (r *record) missing(name string, required bool) {
+	if required {
+		r.fail(name, "is required")
+	}
+}
+
+// int reads an integer field; absent or null gives def (or an error when
+// required).
+func (r *record) int(name string, required bool, def int64) int64 {
+	v := r.nullInt(name, required)
+	if !v.Valid {
+		return def
+	}
+	return v.Value
+}
+
+func (r *record) nullInt(name string, required bool) afftrack.Null[int64] {
+	raw := r.raw(name)
+	if raw == nil {
+		r.missing(name, required)
+		return afftrack.Null[int64]{}
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		r.fail(name, "%s is not an integer", raw)
+	}
+	return afftrack.Some(n)
+}
+
+// id reads a record's own id or a reference to one: a positive integer.
+func (r *record) id(name string) int64 {
+	n := r.int(name, true, 0)
+	if r.err == nil && n < 1 {
+		r.fail(name, "%d is not a valid id; ids are positive", n)
+	}
+	return n
+}
+
+func (r *record) str(name string, required bool) string {
+	return r.nullStr(name, required).Value
+}
+
+func (r *record) nullStr(name string, required bool) afftrack.Null[string] {
+	raw := r.raw(name)
+	if raw == nil {
+		r.missing(name, required)
+		return afftrack.Null[string]{}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		r.fail(name, "%s is not a string", raw)
+		return afftrack.Null[string]{}
+	}
+	if i := xmlForbidden(s); i >= 0 {
+		r.fail(name, "contains a character XML cannot carry (at byte %d)", i)
+	}
+	return afftrack.Some(s)
+}
+
+// bool reads a boolean: JSON true/false, or the strings "true"/"false" in
+// any case.
+func (r *record) bool(name string) bool {
+	raw := r.raw(name)
+	if raw == nil {
+		return false
+	}
+	text := string(raw)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		text = strings.ToLower(s)
+	}
+	switch text {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	r.fail(name, "%s is not a boolean; use true or false", raw)
+	return false
+}
+
+func (r *record) decimal(name string, scale int) afftrack.Null[int64] {
+	raw := r.raw(name)
+	if raw == nil {
+		return afftrack.Null[int64]{}
+	}
+	if raw[0] == '"' {
+		r.fail(name, "%s must be a JSON number, not a string", raw)
+		return afftrack.Null[int64]{}
+	}
+	v, err := afftrack.ParseDecimal(string(raw), scale)
+	if err != nil {
+		r.fail(name, "%s", afftrack.ErrorMessage(err))
+		return afftrack.Null[int64]{}
+	}
+	return afftrack.Some(v)
+}
+
+func (r *record) money(name string) afftrack.Money {
+	return afftrack.Money(r.decimal(name, afftrack.MoneyScale).Value)
+}
+
+func (r *record) itemMoney(name string) afftrack.ItemMoney {
+	return afftrack.ItemMoney(r.decimal(name, afftrack.ItemMoneyScale).Value)
+}
+
+func (r *record) nullMoney(name string) afftrack.Null[afftrack.Money] {
+	v := r.decimal(name, afftrack.MoneyScale)
+	return afftrack.Null[afftrack.Money]{Value: afftrack.Money(v.Value), Valid: v.Valid}
+}
+
+// datetime reads a datetime, converting a zoned one to the network's
+// zone; absent gives def (or an error when required).
+func (r *record) datetime(name string, required bool, def time.Time) time.Time {
+	s := r.nullStr(name, required)
+	if !s.Valid {
+		return def
+	}
+	in, err := afftrack.ParseDateTime(s.Value)
+	if err != nil {
+		r.fail(name, "%s", afftrack.ErrorMessage(err))
+		return def
+	}
+	return in.In(r.loc)
+}
+
+// enum reads a value name of an enumeration, case-insensitively.
+func enum[T ~uint8](r *record, name string, required bool, parse func(string) (T, bool), names string) T {
+	s := r.nullStr(name, required)
+	if !s.Valid {
+		return 0
+	}
+	v, ok := parse(s.Value)
+	if !ok {
+		r.fail(name, "%q is not one of %s", s.Value, names)
+	}
+	return v
+}
+
+// xmlForbidden returns the byte offset of the first character XML 1.0
+// cannot carry, or -1.
+func xmlForbidden(s string) int {
+	for i, c := range s {
+		switch {
+		case c == utf8.RuneError:
+			// encoding/json has already turned invalid UTF-8 into U+FFFD,
+			// which XML carries; nothing to do.
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0xFFFE, c == 0xFFFF:
+			return i
+		}
+	}
+	return -1
+}
+
+func decodeObject(raw json.RawMessage, v *map[string]json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return fmt.Errorf("not an object")
+	}
+	return json.Unmarshal(raw, v)
+}

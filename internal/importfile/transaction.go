@@ -1,0 +1,121 @@
+package importfile
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/afftrack/afftrack"
+)
+
+// parseTransaction reads a transaction in the API's JSON fields plus
+// MerchantId. Status, AffiliateContactName and AffiliateBusinessName are
+// derived by the service; given, they must agree (Status here, the names
+// in the store). DateModified, ConsumptionDate and ValidationDate default
+// to DateCreated; text and amounts default to empty and zero.
+func parseTransaction(r *record) afftrack.TransactionRecord {
+	var rec afftrack.TransactionRecord
+	t := &rec.Transaction
+	t.ID = r.id("Id")
+	t.MerchantID = r.id("MerchantId")
+	t.DateCreated = r.datetime("DateCreated", true, t.DateCreated)
+	t.DateModified = r.datetime("DateModified", false, t.DateCreated)
+	t.ConsumptionDate = r.datetime("ConsumptionDate", false, t.DateCreated)
+	t.ValidationDate = r.datetime("ValidationDate", false, t.DateCreated)
+	t.AffiliateID = r.id("AffiliateId")
+	rec.ClaimedContactName = r.nullStr("AffiliateContactName", false)
+	rec.ClaimedBusinessName = r.nullStr("AffiliateBusinessName", false)
+	t.TrafficType = enum(r, "TrafficType", true, afftrack.ParseTrafficType, afftrack.TrafficTypeNames())
+	t.TrafficSource = r.str("TrafficSource", false)
+	t.CreativeType = enum(r, "CreativeType", true, afftrack.ParseCreativeType, afftrack.CreativeTypeNames())
+	t.CreativeID = r.nullInt("CreativeId", false)
+	t.CreativeName = r.nullStr("CreativeName", false)
+	t.CustomerCountryCode = r.str("CustomerCountryCode", false)
+	t.CustomerCountryName = r.str("CustomerCountryName", false)
+	t.CustomerIPAddress = r.str("CustomerIpAddress", false)
+	t.CustomerType = enum(r, "CustomerType", true, afftrack.ParseCustomerType, afftrack.CustomerTypeNames())
+	t.OrderID = r.str("OrderId", false)
+	t.AdditionalNotes = r.nullStr("AdditionalNotes", false)
+	t.TrackingMethod = enum(r, "TrackingMethod", true, afftrack.ParseTrackingMethod, afftrack.TrackingMethodNames())
+	t.SaleValue = r.money("SaleValue")
+	t.Commission = r.money("Commission")
+	t.OverrideFee = r.money("OverrideFee")
+	t.ReportedCurrencyCode = r.str("ReportedCurrencyCode", false)
+	t.ReportedCurrencyName = r.str("ReportedCurrencyName", false)
+	t.ReportedSaleValue = r.money("ReportedSaleValue")
+	t.TrafficSourceApproved = r.bool("TrafficSourceApproved")
+	status := enum(r, "Status", false, afftrack.ParseTransactionStatus, afftrack.TransactionStatusNames())
+	t.Status2 = enum(r, "Status2", true, afftrack.ParseTransactionStatus2, afftrack.TransactionStatus2Names())
+	t.InvoiceID = r.nullInt("InvoiceId", false)
+	t.VoidReason = enum(r, "VoidReason", false, afftrack.ParseVoidReason, afftrack.VoidReasonNames())
+	t.AmendedReason = enum(r, "AmendedReason", false, afftrack.ParseAmendedReason, afftrack.AmendedReasonNames())
+	t.CouponCode = r.nullStr("CouponCode", false)
+	t.PlacementID = r.nullInt("PlacementId", false)
+	t.PlacementName = r.nullStr("PlacementName", false)
+	t.Items = parseItems(r)
+	if r.err != nil {
+		return rec
+	}
+	if status != 0 && status != t.Status() {
+		r.fail("Status", "%q does not agree with Status2 %q, which gives %q", status, t.Status2, t.Status())
+	}
+	if err := t.Validate(); err != nil {
+		r.err = afftrack.Errorf(afftrack.EINVALID, "%s.%s", r.path, afftrack.ErrorMessage(err))
+	}
+	return rec
+}
+
+// parseItems reads Items: an array, absent or null meaning none.
+func parseItems(r *record) []afftrack.TransactionItem {
+	raw := r.raw("Items")
+	if raw == nil {
+		return nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		r.fail("Items", "must be an array")
+		return nil
+	}
+	items := make([]afftrack.TransactionItem, 0, len(list))
+	for i, raw := range list {
+		ir := newRecord(fmt.Sprintf("%s.Items[%d]", r.path, i), raw, r.loc)
+		if ir.err == nil {
+			items = append(items, parseItem(ir))
+		}
+		if err := ir.done(); err != nil {
+			if r.err == nil {
+				r.err = err
+			}
+			return nil
+		}
+	}
+	return items
+}
+
+func parseItem(r *record) afftrack.TransactionItem {
+	it := afftrack.TransactionItem{
+		Sku:                r.str("Sku", true),
+		Quantity:           r.int("Quantity", true, 0),
+		ReportedSaleValue:  r.itemMoney("ReportedSaleValue"),
+		SaleValue:          r.itemMoney("SaleValue"),
+		Commission:         r.itemMoney("Commission"),
+		Name:               r.str("Name", false),
+		Brand:              r.str("Brand", false),
+		Category:           r.str("Category", false),
+		CartItemReference:  r.ref("CartItemReference"),
+		CartItemReference2: r.ref("CartItemReference2"),
+		CartItemReference3: r.ref("CartItemReference3"),
+		CartItemReference4: r.ref("CartItemReference4"),
+	}
+	return it
+}
+
+// ref reads a cart item reference. The interface leaves its type open; the
+// service keeps it as text and takes a JSON number as its digits, so a
+// merchant's numeric references load as written.
+func (r *record) ref(name string) afftrack.Null[string] {
+	raw := r.raw(name)
+	if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
+		return afftrack.Some(string(raw))
+	}
+	return r.nullStr(name, false)
+}
