@@ -1,0 +1,96 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/afftrack/afftrack"
+)
+
+// The contract's fixed error texts (§6), the reference's own wording.
+const (
+	messageUnauthorized = "The API key is missing, invalid, or for a different account type; or the user account has been suspended or closed."
+	messageNotFound     = "The requested item could not be found."
+	messageRateLimited  = "The API call rate limit for the user account has been exceeded."
+	messageInternal     = "An unexpected error occurred while processing your request."
+)
+
+// errorStatus maps an afftrack error code to its HTTP status. It is the one
+// place that does; an unknown code is an internal error.
+func errorStatus(code string) int {
+	switch code {
+	case afftrack.EINVALID:
+		return http.StatusBadRequest
+	case afftrack.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case afftrack.ENOTFOUND:
+		return http.StatusNotFound
+	case afftrack.ENOTALLOWED:
+		return http.StatusMethodNotAllowed
+	case afftrack.ERATELIMIT:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// errorMessage returns the text a client sees for err: the contract's
+// fixed text for 401, 404, 429 and 500, so no cause (a key, SQL, a stack)
+// ever leaks, and the error's own message otherwise.
+func errorMessage(code string, err error) string {
+	switch code {
+	case afftrack.EUNAUTHORIZED:
+		return messageUnauthorized
+	case afftrack.ENOTFOUND:
+		return messageNotFound
+	case afftrack.ERATELIMIT:
+		return messageRateLimited
+	case afftrack.EINVALID, afftrack.ENOTALLOWED:
+		return afftrack.ErrorMessage(err)
+	}
+	return messageInternal
+}
+
+// writeError answers r with err: its status and an error body in the
+// negotiated format. An internal error's cause goes to the log with the
+// request id, never to the client.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := afftrack.ErrorCode(err)
+	status := errorStatus(code)
+	if status == http.StatusInternalServerError {
+		s.logInternal(r, err)
+	}
+	st := stateOf(r)
+	b := st.neg.open(make([]byte, 0, 256))
+	b = appendErrorBody(b, st.neg.format, st.ns, errorMessage(code, err))
+	s.respond(w, st, status, st.neg.close(b))
+}
+
+// logInternal logs an internal error with the request id. Every internal
+// error passes here: the ones answered 500 and the ones that abort a
+// response already under way.
+func (s *Server) logInternal(r *http.Request, err error) {
+	s.logger.ErrorContext(r.Context(), "internal error", "request_id", stateOf(r).id, "error", err)
+}
+
+// appendErrorBody appends the error document: {"Message":"..."} or
+// <Error ...><Message>...</Message></Error> in namespace ns.
+func appendErrorBody(b []byte, f format, ns, message string) []byte {
+	if f == formatXML {
+		b = appendXMLOpen(b, "Error", ns)
+		b = appendXMLString(b, "Message", message)
+		return appendXMLClose(b, "Error")
+	}
+	b = append(b, `{"Message":`...)
+	b = appendJSONString(b, message)
+	return append(b, '}')
+}
+
+// respond writes a complete body with its negotiated Content-Type and its
+// length.
+func (s *Server) respond(w http.ResponseWriter, st *requestState, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", st.neg.contentType())
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,28 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/afftrack/afftrack"
+)
+
+// handleInvoice returns one of the affiliate's own invoices by id.
+func (s *Server) handleInvoice(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	id, err := parseInt("id", r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	inv, err := s.svc.Invoices.FindInvoiceByID(r.Context(), account.Ref.ID, id)
+	if err != nil {
+		return err
+	}
+	st := stateOf(r)
+	b := st.neg.open(make([]byte, 0, 512))
+	if st.neg.format == formatXML {
+		b = appendInvoiceXML(b, inv, st.ns)
+	} else {
+		b = appendInvoiceJSON(b, inv)
+	}
+	s.respond(w, st, http.StatusOK, st.neg.close(b))
+	return nil
+}

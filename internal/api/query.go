@@ -1,0 +1,156 @@
+package api
+
+import (
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+// query holds a request's query parameters by lower-cased name: names match
+// case-insensitively, an empty value counts as absent, and of a repeated
+// name the first non-empty value wins.
+type query map[string]string
+
+// parseQuery parses a raw query string. A pair that does not unescape is
+// skipped, as net/url does, so a bad pair only ever means "absent".
+func parseQuery(raw string) query {
+	q := make(query)
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(name)
+		if err != nil {
+			continue
+		}
+		value, err = url.QueryUnescape(value)
+		if err != nil || value == "" {
+			continue
+		}
+		name = strings.ToLower(name)
+		if _, ok := q[name]; !ok {
+			q[name] = value
+		}
+	}
+	return q
+}
+
+// get returns the value of the parameter with the given lower-case name,
+// or "" when it is absent.
+func (q query) get(name string) string { return q[name] }
+
+// params reads a function's parameters from a query. The first bad one
+// sticks in err and the rest are skipped, so a handler reads them in the
+// order of the interface's table and checks err once: the first bad
+// parameter is the 400.
+type params struct {
+	q   query
+	err error
+}
+
+// date returns the required datetime parameter name (spelled for
+// messages; matched in any case) cut to its date: its time and zone are
+// ignored, as the contract wants.
+func (p *params) date(name string) time.Time {
+	if p.err != nil {
+		return time.Time{}
+	}
+	v := p.q.get(strings.ToLower(name))
+	if v == "" {
+		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: is required", name)
+		return time.Time{}
+	}
+	d, err := afftrack.ParseDateTime(v)
+	if err != nil {
+		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: %q is not a date; use YYYY-MM-DD", name, v)
+		return time.Time{}
+	}
+	return d.Date()
+}
+
+// int64 fills dst from the optional integer parameter name.
+func (p *params) int64(name string, dst *afftrack.Null[int64]) {
+	v := p.q.get(strings.ToLower(name))
+	if p.err != nil || v == "" {
+		return
+	}
+	n, err := parseInt(name, v)
+	if err != nil {
+		p.err = err
+		return
+	}
+	*dst = afftrack.Some(n)
+}
+
+// text fills dst from the optional text parameter name. The value is taken
+// whole; the store matches it ignoring case.
+func (p *params) text(name string, dst *afftrack.Null[string]) {
+	if v := p.q.get(strings.ToLower(name)); p.err == nil && v != "" {
+		*dst = afftrack.Some(v)
+	}
+}
+
+// bool fills dst from the optional boolean parameter name: true or false,
+// ignoring case.
+func (p *params) bool(name string, dst *afftrack.Null[bool]) {
+	v := p.q.get(strings.ToLower(name))
+	switch {
+	case p.err != nil, v == "":
+	case strings.EqualFold(v, "true"):
+		*dst = afftrack.Some(true)
+	case strings.EqualFold(v, "false"):
+		*dst = afftrack.Some(false)
+	default:
+		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: %q is not a boolean; use true or false", name, v)
+	}
+}
+
+// paramEnum fills dst from the optional enumeration parameter name with
+// parse, one of the root package's Parse functions; names lists the
+// accepted values for the message.
+func paramEnum[T ~uint8](p *params, name string, dst *T, parse func(string) (T, bool), names string) {
+	v := p.q.get(strings.ToLower(name))
+	if p.err != nil || v == "" {
+		return
+	}
+	e, ok := parse(v)
+	if !ok {
+		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: %q is not one of %s", name, v, names)
+		return
+	}
+	*dst = e
+}
+
+// parseInt parses the value v of parameter name as the contract's integer:
+// decimal digits with an optional leading minus, within the int64 range.
+func parseInt(name, v string) (int64, error) {
+	digits := strings.TrimPrefix(v, "-")
+	if digits == "" {
+		return 0, afftrack.Errorf(afftrack.EINVALID, "%s: %q is not an integer", name, v)
+	}
+	var u uint64
+	overflow := false
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, afftrack.Errorf(afftrack.EINVALID, "%s: %q is not an integer", name, v)
+		}
+		if u > (math.MaxUint64-9)/10 {
+			overflow = true
+			continue
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	neg := len(digits) < len(v)
+	if overflow || (!neg && u > math.MaxInt64) || (neg && u > math.MaxInt64+1) {
+		return 0, afftrack.Errorf(afftrack.EINVALID, "%s: %q is out of range", name, v)
+	}
+	if neg {
+		return -int64(u), nil
+	}
+	return int64(u), nil
+}

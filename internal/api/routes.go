@@ -1,0 +1,73 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/afftrack/afftrack"
+)
+
+// route is one path of the interface. Paths are registered lower-case;
+// withCanonicalPath maps any spelling onto them.
+type route struct {
+	path    string
+	handler http.Handler // serves GET, and so HEAD
+}
+
+// routes is the interface's route table, every path in one place. Each
+// path answers GET and HEAD; any other method is a 405, and any other
+// path a 404.
+func (s *Server) routes() []route {
+	return []route{
+		{"/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
+		{"/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
+		{"/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
+		{"/v1/affiliate/invoices/{id}", s.authenticated(afftrack.KindAffiliate, s.handleInvoice)},
+		{"/healthz", http.HandlerFunc(s.handleHealth)},
+		{"/readyz", http.HandlerFunc(s.handleReady)},
+	}
+}
+
+// allowedMethods is the Allow header of a 405: every route answers these.
+const allowedMethods = "GET, HEAD"
+
+// methodNotAllowed answers a known path asked with another method.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", allowedMethods)
+	s.writeError(w, r, afftrack.Errorf(afftrack.ENOTALLOWED,
+		"The requested resource does not support http method '%s'.", r.Method))
+}
+
+// notFound answers a path that names no route.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, &afftrack.Error{Code: afftrack.ENOTFOUND, Message: messageNotFound})
+}
+
+// handleHealth answers while the process serves; it needs no key and
+// touches no store.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeStatus(w, http.StatusOK, "ok")
+}
+
+// handleReady answers 200 only while the services can answer, so a load
+// balancer stops sending requests to a replica that lost its store.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if s.svc.Ready != nil {
+		if err := s.svc.Ready(r.Context()); err != nil {
+			s.logger.WarnContext(r.Context(), "not ready", "request_id", stateOf(r).id, "error", err)
+			writeStatus(w, http.StatusServiceUnavailable, "unavailable")
+			return
+		}
+	}
+	writeStatus(w, http.StatusOK, "ok")
+}
+
+// writeStatus writes a probe's answer, {"Status":"..."}, as plain JSON
+// whatever was negotiated: probes are for machines that want no more.
+func writeStatus(w http.ResponseWriter, status int, text string) {
+	body := append(appendJSONString([]byte(`{"Status":`), text), '}')
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

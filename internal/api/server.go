@@ -1,0 +1,91 @@
+// Package api is afftrack's REST interface over net/http: routing,
+// content negotiation, authentication and rate limiting, and hand-written
+// encoders that write the contract's exact bytes. It consumes only the
+// root package's service interfaces.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/afftrack/afftrack"
+)
+
+// Config holds the settings of the HTTP interface.
+type Config struct {
+	// PublicURL is the service's public base URL, e.g.
+	// "http://localhost:8080". The XML namespaces are PublicURL +
+	// "/V1/Merchant" and PublicURL + "/V1/Affiliate".
+	PublicURL string
+
+	// TrackingBaseURL is the base of banner tracking links; "" means
+	// PublicURL + "/t".
+	TrackingBaseURL string
+
+	// DefaultLimits are the server's rate limits, overridden per account
+	// by Account.RateLimit.
+	DefaultLimits afftrack.Limits
+}
+
+// Services are the domain services the handlers consume.
+type Services struct {
+	Accounts     afftrack.AccountService
+	Transactions afftrack.TransactionService
+	Banners      afftrack.BannerService
+	Invoices     afftrack.InvoiceService
+	RateLimiter  afftrack.RateLimiter
+
+	// Ready reports whether the service can answer, for /readyz: 200 when
+	// it returns nil, 503 otherwise. A nil Ready is always ready.
+	Ready func(ctx context.Context) error
+}
+
+// Server is the HTTP interface of afftrack.
+type Server struct {
+	cfg    Config
+	svc    Services
+	logger *slog.Logger
+	clock  afftrack.Clock
+
+	nsMerchant, nsAffiliate string
+	trackingBase            string
+	routeSegments           [][]string // the route table's paths, split, for withCanonicalPath
+	handler                 http.Handler
+}
+
+// NewServer returns a server for the given services. clock stamps the
+// rate limiter's calls.
+func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clock) *Server {
+	s := &Server{cfg: cfg, svc: svc, logger: logger, clock: clock}
+	base := strings.TrimSuffix(cfg.PublicURL, "/")
+	s.nsMerchant = base + "/V1/" + afftrack.KindMerchant.String()
+	s.nsAffiliate = base + "/V1/" + afftrack.KindAffiliate.String()
+	s.trackingBase = strings.TrimSuffix(cfg.TrackingBaseURL, "/")
+	if s.trackingBase == "" {
+		s.trackingBase = base + "/t"
+	}
+
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		mux.Handle(http.MethodGet+" "+rt.path, rt.handler)
+		mux.Handle(rt.path, http.HandlerFunc(s.methodNotAllowed))
+		s.routeSegments = append(s.routeSegments, strings.Split(rt.path[1:], "/"))
+	}
+	mux.Handle("/", http.HandlerFunc(s.notFound))
+
+	// Outermost first: the state (request id, query, format, common
+	// headers) exists before anything can fail; the log line and the
+	// rate-limit release wrap everything, panics included; recovery
+	// answers 500 in the negotiated format; paths are made canonical
+	// just before the mux matches them.
+	s.handler = s.withState(
+		s.withLogging(
+			s.withRecover(
+				s.withCanonicalPath(mux))))
+	return s
+}
+
+// Handler returns the whole interface: middleware and routes.
+func (s *Server) Handler() http.Handler { return s.handler }

@@ -1,0 +1,170 @@
+package api
+
+import (
+	"bufio"
+	"net/http"
+	"strings"
+
+	"github.com/afftrack/afftrack"
+)
+
+// streamBufferSize is the buffer between the encoder and the connection:
+// large enough that a typical transaction list leaves in few writes, small
+// enough that a huge one never sits in memory.
+const streamBufferSize = 32 << 10
+
+// handleTransactions lists the merchant's transactions in a date range. The
+// list is written as the store reads it, one transaction at a time, so
+// memory stays flat however many match.
+func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	f, err := transactionFilter(stateOf(r).query, account.Ref.ID)
+	if err != nil {
+		return err
+	}
+	ts := &transactionStream{w: w, st: stateOf(r), buf: make([]byte, 0, 4096)}
+	if err := s.svc.Transactions.FindTransactions(r.Context(), f, ts.write); err != nil {
+		if !ts.started() {
+			return err
+		}
+		// The status line and part of the list may be out already: a
+		// well-formed ending would pass a partial list off as complete,
+		// so the connection is aborted instead.
+		s.logInternal(r, err)
+		_ = ts.bw.Flush()
+		panic(http.ErrAbortHandler)
+	}
+	ts.finish()
+	return nil
+}
+
+// handleTransaction returns one of the merchant's transactions by id.
+func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	id, err := parseInt("id", r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	t, err := s.svc.Transactions.FindTransactionByID(r.Context(), account.Ref.ID, id)
+	if err != nil {
+		return err
+	}
+	st := stateOf(r)
+	b := st.neg.open(make([]byte, 0, 2048))
+	if st.neg.format == formatXML {
+		b = appendTransactionXML(b, t, st.ns)
+	} else {
+		b = appendTransactionJSON(b, t)
+	}
+	s.respond(w, st, http.StatusOK, st.neg.close(b))
+	return nil
+}
+
+// transactionStream writes a TransactionArray as the store hands it
+// transactions. It starts the response lazily, at the first transaction or
+// at the end, so a store that fails before any row still gets a proper
+// error response.
+type transactionStream struct {
+	w   http.ResponseWriter
+	st  *requestState
+	bw  *bufio.Writer
+	buf []byte // reused for every transaction
+	n   int
+}
+
+func (ts *transactionStream) started() bool { return ts.bw != nil }
+
+// start writes the status, the headers and the array's opening.
+func (ts *transactionStream) start() {
+	ts.w.Header().Set("Content-Type", ts.st.neg.contentType())
+	ts.w.WriteHeader(http.StatusOK)
+	ts.bw = bufio.NewWriterSize(ts.w, streamBufferSize)
+	b := ts.st.neg.open(ts.buf[:0])
+	if ts.st.neg.format == formatXML {
+		b = appendXMLOpen(b, "TransactionArray", ts.st.ns)
+	} else {
+		b = append(b, '[')
+	}
+	ts.buf = b
+}
+
+// write appends one transaction. It must not keep t, which the store
+// reuses.
+func (ts *transactionStream) write(t *afftrack.Transaction) error {
+	b := ts.buf[:0]
+	if !ts.started() {
+		ts.start()
+		b = ts.buf
+	}
+	if ts.st.neg.format == formatXML {
+		b = appendTransactionXML(b, t, "")
+	} else {
+		if ts.n > 0 {
+			b = append(b, ',')
+		}
+		b = appendTransactionJSON(b, t)
+	}
+	ts.n++
+	ts.buf = b
+	_, err := ts.bw.Write(b)
+	return err
+}
+
+// finish closes the array and flushes. A failed write means the client has
+// gone; there is no one left to tell.
+func (ts *transactionStream) finish() {
+	b := ts.buf[:0]
+	if !ts.started() {
+		ts.start()
+		b = ts.buf
+	}
+	if ts.st.neg.format == formatXML {
+		b = appendXMLClose(b, "TransactionArray")
+	} else {
+		b = append(b, ']')
+	}
+	b = ts.st.neg.close(b)
+	_, _ = ts.bw.Write(b)
+	_ = ts.bw.Flush()
+}
+
+// transactionFilter reads the Transactions function's parameters in the
+// order of the interface's table; the first bad one is the 400.
+func transactionFilter(q query, merchantID int64) (afftrack.TransactionFilter, error) {
+	f := afftrack.TransactionFilter{MerchantID: merchantID}
+	p := params{q: q}
+	f.From, f.To = p.date("fromDate"), p.date("toDate")
+	if p.err != nil {
+		return f, p.err
+	}
+	if f.From.After(f.To) {
+		f.From, f.To = f.To, f.From
+	}
+	switch v := q.get("dateproperty"); {
+	case v == "", strings.EqualFold(v, "DateCreated"):
+		f.DateProperty = afftrack.ByDateCreated
+	case strings.EqualFold(v, "DateModified"):
+		f.DateProperty = afftrack.ByDateModified
+	default:
+		return f, afftrack.Errorf(afftrack.EINVALID, "dateProperty: %q is not one of DateCreated, DateModified", v)
+	}
+	p.int64("affiliateId", &f.AffiliateID)
+	p.text("affiliateContactName", &f.AffiliateContactName)
+	p.text("affiliateBusinessName", &f.AffiliateBusinessName)
+	paramEnum(&p, "trafficType", &f.TrafficType, afftrack.ParseTrafficType, afftrack.TrafficTypeNames())
+	p.text("trafficSource", &f.TrafficSource)
+	paramEnum(&p, "creativeType", &f.CreativeType, afftrack.ParseCreativeType, afftrack.CreativeTypeNames())
+	p.int64("creativeId", &f.CreativeID)
+	p.text("creativeName", &f.CreativeName)
+	p.text("customerCountryCode", &f.CustomerCountryCode)
+	p.text("customerCountryName", &f.CustomerCountryName)
+	p.text("customerIpAddress", &f.CustomerIPAddress)
+	paramEnum(&p, "customerType", &f.CustomerType, afftrack.ParseCustomerType, afftrack.CustomerTypeNames())
+	p.text("orderId", &f.OrderID)
+	paramEnum(&p, "trackingMethod", &f.TrackingMethod, afftrack.ParseTrackingMethod, afftrack.TrackingMethodNames())
+	p.bool("trafficSourceApproved", &f.TrafficSourceApproved)
+	paramEnum(&p, "status", &f.Status, afftrack.ParseTransactionStatus, afftrack.TransactionStatusNames())
+	paramEnum(&p, "status2", &f.Status2, afftrack.ParseTransactionStatus2, afftrack.TransactionStatus2Names())
+	p.int64("invoiceId", &f.InvoiceID)
+	paramEnum(&p, "voidReason", &f.VoidReason, afftrack.ParseVoidReason, afftrack.VoidReasonNames())
+	paramEnum(&p, "amendedReason", &f.AmendedReason, afftrack.ParseAmendedReason, afftrack.AmendedReasonNames())
+	return f, p.err
+}
