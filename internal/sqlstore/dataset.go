@@ -1,0 +1,416 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.ImportService = (*ImportService)(nil)
+
+// ImportService implements afftrack.ImportService.
+type ImportService struct {
+	db *DB
+
+	// Now stamps the Created time of the keys an import adds: the wall
+	// clock of the network's zone, carried in UTC. Nil means the wall clock
+	// of UTC.
+	Now func() time.Time
+}
+
+// NewImportService returns an ImportService on db.
+func NewImportService(db *DB) *ImportService { return &ImportService{db: db} }
+
+// importKeyLabel labels the keys an import file adds.
+const importKeyLabel = "imported"
+
+// Upserts and lookups of an import. Each is prepared once per import and
+// reused for every record, which matters when a file holds a million
+// transactions.
+const (
+	upsertMembership = `INSERT INTO memberships (affiliate_id, merchant_id, status) VALUES ($1, $2, $3)
+	ON CONFLICT (affiliate_id, merchant_id) DO UPDATE SET status = excluded.status`
+	upsertTransaction = `INSERT INTO transactions (id, merchant_id, date_created, date_modified, consumption_date,
+		validation_date, affiliate_id, traffic_type, traffic_source, creative_type, creative_id, creative_name,
+		customer_country_code, customer_country_name, customer_ip_address, customer_type, order_id,
+		additional_notes, tracking_method, sale_value, commission, override_fee, reported_currency_code,
+		reported_currency_name, reported_sale_value, traffic_source_approved, status2, invoice_id, void_reason,
+		amended_reason, coupon_code, placement_id, placement_name)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
+	ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created = excluded.date_created,
+		date_modified = excluded.date_modified, consumption_date = excluded.consumption_date,
+		validation_date = excluded.validation_date, affiliate_id = excluded.affiliate_id,
+		traffic_type = excluded.traffic_type, traffic_source = excluded.traffic_source,
+		creative_type = excluded.creative_type, creative_id = excluded.creative_id,
+		creative_name = excluded.creative_name, customer_country_code = excluded.customer_country_code,
+		customer_country_name = excluded.customer_country_name,
+		customer_ip_address = excluded.customer_ip_address, customer_type = excluded.customer_type,
+		order_id = excluded.order_id, additional_notes = excluded.additional_notes,
+		tracking_method = excluded.tracking_method, sale_value = excluded.sale_value,
+		commission = excluded.commission, override_fee = excluded.override_fee,
+		reported_currency_code = excluded.reported_currency_code,
+		reported_currency_name = excluded.reported_currency_name,
+		reported_sale_value = excluded.reported_sale_value,
+		traffic_source_approved = excluded.traffic_source_approved, status2 = excluded.status2,
+		invoice_id = excluded.invoice_id, void_reason = excluded.void_reason,
+		amended_reason = excluded.amended_reason, coupon_code = excluded.coupon_code,
+		placement_id = excluded.placement_id, placement_name = excluded.placement_name`
+	deleteItems = `DELETE FROM transaction_items WHERE transaction_id = $1`
+	insertItem  = `INSERT INTO transaction_items (transaction_id, position, sku, quantity, reported_sale_value,
+		sale_value, commission, name, brand, category, cart_item_reference, cart_item_reference2,
+		cart_item_reference3, cart_item_reference4)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
+	upsertBanner = `INSERT INTO banners (id, merchant_id, date_created, date_modified, group_name, name, target_url,
+		width, height, image_url, alt_text)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created = excluded.date_created,
+		date_modified = excluded.date_modified, group_name = excluded.group_name, name = excluded.name,
+		target_url = excluded.target_url, width = excluded.width, height = excluded.height,
+		image_url = excluded.image_url, alt_text = excluded.alt_text`
+	upsertInvoice = `INSERT INTO invoices (id, affiliate_id, date_created, date_paid, number, description,
+		sub_total, gst, total)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	ON CONFLICT (id) DO UPDATE SET affiliate_id = excluded.affiliate_id, date_created = excluded.date_created,
+		date_paid = excluded.date_paid, number = excluded.number, description = excluded.description,
+		sub_total = excluded.sub_total, gst = excluded.gst, total = excluded.total`
+	countMerchant   = `SELECT COUNT(*) FROM merchants WHERE id = $1`
+	selectAffiliate = `SELECT contact_name, business_name FROM affiliates WHERE id = $1`
+	selectKeyOwner  = `SELECT account_kind, account_id FROM api_keys WHERE key_hash = $1`
+)
+
+// Import writes d in one database transaction, in the order merchants,
+// affiliates, memberships, keys, transactions, banners, invoices, so each
+// record's references are written before it. A record whose id is stored
+// replaces it, as does a later duplicate in d. Keys are added when their
+// hash is new; a hash already held by the same account is kept as it is
+// (a revoked key stays revoked). The first broken reference or claim fails
+// the whole import with an EINVALID error naming the record and field.
+//
+// The summary counts the records of each collection written, and the keys
+// added.
+func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftrack.ImportSummary, error) {
+	now := s.Now
+	if now == nil {
+		now = func() time.Time { return afftrack.WallClock(time.Now(), time.UTC) }
+	}
+	tx, err := s.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
+	}
+	defer rollback(tx)
+	im := &importer{
+		ctx: ctx, tx: tx, now: now(),
+		stmts:      map[string]*sql.Stmt{},
+		merchants:  map[int64]bool{},
+		affiliates: map[int64]*affiliateNames{},
+	}
+	defer im.close()
+	steps := []func(d *afftrack.Dataset) error{
+		im.importMerchants, im.importAffiliates, im.importMemberships, im.importKeys,
+		im.importTransactions, im.importBanners, im.importInvoices,
+	}
+	for _, step := range steps {
+		if err := step(d); err != nil {
+			return afftrack.ImportSummary{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: commit: %w", err)
+	}
+	im.summary.Merchants = len(d.Merchants)
+	im.summary.Affiliates = len(d.Affiliates)
+	im.summary.Memberships = len(d.Memberships)
+	im.summary.Transactions = len(d.Transactions)
+	im.summary.Banners = len(d.Banners)
+	im.summary.Invoices = len(d.Invoices)
+	return im.summary, nil
+}
+
+// importer is the state of one Import: its transaction, its prepared
+// statements, and what it has learnt about accounts, so that each
+// reference is looked up in the database at most once.
+type importer struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	now     time.Time
+	stmts   map[string]*sql.Stmt
+	summary afftrack.ImportSummary
+
+	merchants  map[int64]bool            // id: exists
+	affiliates map[int64]*affiliateNames // id: names, nil if it does not exist
+}
+
+// affiliateNames are what a transaction record's claims are checked against.
+type affiliateNames struct {
+	contact, business string
+}
+
+// exec runs the statement q, preparing it on first use.
+func (im *importer) stmt(q string) (*sql.Stmt, error) {
+	if st, ok := im.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := im.tx.PrepareContext(im.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	im.stmts[q] = st
+	return st, nil
+}
+
+func (im *importer) exec(q string, args ...any) error {
+	st, err := im.stmt(q)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(im.ctx, args...)
+	return err
+}
+
+func (im *importer) close() {
+	for _, st := range im.stmts {
+		st.Close()
+	}
+}
+
+// merchantExists reports whether merchant id is stored, this import's
+// merchants included.
+func (im *importer) merchantExists(id int64) (bool, error) {
+	if ok, known := im.merchants[id]; known {
+		return ok, nil
+	}
+	st, err := im.stmt(countMerchant)
+	if err != nil {
+		return false, err
+	}
+	var n int64
+	if err := st.QueryRowContext(im.ctx, id).Scan(&n); err != nil {
+		return false, err
+	}
+	im.merchants[id] = n > 0
+	return n > 0, nil
+}
+
+// affiliate returns the names of affiliate id, or nil if it is not stored.
+func (im *importer) affiliate(id int64) (*affiliateNames, error) {
+	if a, known := im.affiliates[id]; known {
+		return a, nil
+	}
+	st, err := im.stmt(selectAffiliate)
+	if err != nil {
+		return nil, err
+	}
+	a := &affiliateNames{}
+	err = st.QueryRowContext(im.ctx, id).Scan(&a.contact, &a.business)
+	if errors.Is(err, sql.ErrNoRows) {
+		a = nil
+	} else if err != nil {
+		return nil, err
+	}
+	im.affiliates[id] = a
+	return a, nil
+}
+
+// checkMerchant returns the EINVALID error of a reference, at field, to a
+// merchant that does not exist.
+func (im *importer) checkMerchant(field string, id int64) error {
+	ok, err := im.merchantExists(id)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", field, err)
+	} else if !ok {
+		return afftrack.Errorf(afftrack.EINVALID, "%s: merchant %d does not exist", field, id)
+	}
+	return nil
+}
+
+// checkAffiliate is checkMerchant for affiliates; it returns the names.
+func (im *importer) checkAffiliate(field string, id int64) (*affiliateNames, error) {
+	a, err := im.affiliate(id)
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", field, err)
+	} else if a == nil {
+		return nil, afftrack.Errorf(afftrack.EINVALID, "%s: affiliate %d does not exist", field, id)
+	}
+	return a, nil
+}
+
+func (im *importer) importMerchants(d *afftrack.Dataset) error {
+	for i := range d.Merchants {
+		m := &d.Merchants[i].Merchant
+		if err := im.exec(upsertMerchant, merchantArgs(m)...); err != nil {
+			return fmt.Errorf("import Merchants[%d]: %w", i, err)
+		}
+		im.merchants[m.ID] = true
+	}
+	return nil
+}
+
+func (im *importer) importAffiliates(d *afftrack.Dataset) error {
+	for i := range d.Affiliates {
+		a := &d.Affiliates[i].Affiliate
+		if err := im.exec(upsertAffiliate, affiliateArgs(a)...); err != nil {
+			return fmt.Errorf("import Affiliates[%d]: %w", i, err)
+		}
+		im.affiliates[a.ID] = &affiliateNames{contact: a.ContactName, business: a.BusinessName}
+	}
+	return nil
+}
+
+func (im *importer) importMemberships(d *afftrack.Dataset) error {
+	for i, ms := range d.Memberships {
+		at := fmt.Sprintf("Memberships[%d]", i)
+		if _, err := im.checkAffiliate(at+".AffiliateId", ms.AffiliateID); err != nil {
+			return err
+		}
+		if err := im.checkMerchant(at+".MerchantId", ms.MerchantID); err != nil {
+			return err
+		}
+		if err := im.exec(upsertMembership, ms.AffiliateID, ms.MerchantID, int64(ms.Status)); err != nil {
+			return fmt.Errorf("import %s: %w", at, err)
+		}
+	}
+	return nil
+}
+
+func (im *importer) importKeys(d *afftrack.Dataset) error {
+	for i, m := range d.Merchants {
+		ref := afftrack.AccountRef{Kind: afftrack.KindMerchant, ID: m.ID}
+		if err := im.importAccountKeys(fmt.Sprintf("Merchants[%d]", i), ref, m.APIKeys); err != nil {
+			return err
+		}
+	}
+	for i, a := range d.Affiliates {
+		ref := afftrack.AccountRef{Kind: afftrack.KindAffiliate, ID: a.ID}
+		if err := im.importAccountKeys(fmt.Sprintf("Affiliates[%d]", i), ref, a.APIKeys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importAccountKeys adds the secrets of one account record whose hashes
+// are new, and refuses one whose hash is another account's.
+func (im *importer) importAccountKeys(at string, ref afftrack.AccountRef, secrets []string) error {
+	for j, secret := range secrets {
+		field := fmt.Sprintf("%s.ApiKeys[%d]", at, j)
+		hash := afftrack.HashKey(secret)
+		st, err := im.stmt(selectKeyOwner)
+		if err != nil {
+			return fmt.Errorf("import %s: %w", field, err)
+		}
+		var kind, id int64
+		err = st.QueryRowContext(im.ctx, hash).Scan(&kind, &id)
+		switch {
+		case err == nil:
+			if afftrack.AccountKind(kind) != ref.Kind || id != ref.ID {
+				return afftrack.Errorf(afftrack.EINVALID, "%s: the key belongs to another account", field)
+			}
+			continue
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("import %s: %w", field, err)
+		}
+		keyID, err := newKeyID()
+		if err != nil {
+			return fmt.Errorf("import %s: %w", field, err)
+		}
+		k := &afftrack.Key{ID: keyID, Account: ref, Label: importKeyLabel, Created: im.now}
+		if err := im.exec(insertKey, keyArgs(k, hash)...); err != nil {
+			return fmt.Errorf("import %s: %w", field, err)
+		}
+		im.summary.Keys++
+	}
+	return nil
+}
+
+func (im *importer) importTransactions(d *afftrack.Dataset) error {
+	for i := range d.Transactions {
+		rec := &d.Transactions[i]
+		t := &rec.Transaction
+		at := fmt.Sprintf("Transactions[%d]", i)
+		if err := im.checkMerchant(at+".MerchantId", t.MerchantID); err != nil {
+			return err
+		}
+		a, err := im.checkAffiliate(at+".AffiliateId", t.AffiliateID)
+		if err != nil {
+			return err
+		}
+		if rec.ClaimedContactName.Valid && rec.ClaimedContactName.Value != a.contact {
+			return afftrack.Errorf(afftrack.EINVALID, "%s.AffiliateContactName: %q does not match the affiliate's contact name %q",
+				at, rec.ClaimedContactName.Value, a.contact)
+		}
+		if rec.ClaimedBusinessName.Valid && rec.ClaimedBusinessName.Value != a.business {
+			return afftrack.Errorf(afftrack.EINVALID, "%s.AffiliateBusinessName: %q does not match the affiliate's business name %q",
+				at, rec.ClaimedBusinessName.Value, a.business)
+		}
+		if err := im.writeTransaction(t); err != nil {
+			return fmt.Errorf("import %s: %w", at, err)
+		}
+	}
+	return nil
+}
+
+// writeTransaction upserts t and replaces its items whole.
+func (im *importer) writeTransaction(t *afftrack.Transaction) error {
+	if err := im.exec(upsertTransaction, t.ID, t.MerchantID, toMillis(t.DateCreated), toMillis(t.DateModified),
+		toMillis(t.ConsumptionDate), toMillis(t.ValidationDate), t.AffiliateID, int64(t.TrafficType),
+		t.TrafficSource, int64(t.CreativeType), nullInt(t.CreativeID), nullText(t.CreativeName),
+		t.CustomerCountryCode, t.CustomerCountryName, t.CustomerIPAddress, int64(t.CustomerType), t.OrderID,
+		nullText(t.AdditionalNotes), int64(t.TrackingMethod), int64(t.SaleValue), int64(t.Commission),
+		int64(t.OverrideFee), t.ReportedCurrencyCode, t.ReportedCurrencyName, int64(t.ReportedSaleValue),
+		t.TrafficSourceApproved, int64(t.Status2), nullInt(t.InvoiceID), nullEnum(t.VoidReason),
+		nullEnum(t.AmendedReason), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName),
+	); err != nil {
+		return err
+	}
+	if err := im.exec(deleteItems, t.ID); err != nil {
+		return err
+	}
+	for pos, it := range t.Items {
+		if err := im.exec(insertItem, t.ID, int64(pos), it.Sku, it.Quantity, int64(it.ReportedSaleValue),
+			int64(it.SaleValue), int64(it.Commission), it.Name, it.Brand, it.Category,
+			nullText(it.CartItemReference), nullText(it.CartItemReference2), nullText(it.CartItemReference3),
+			nullText(it.CartItemReference4)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (im *importer) importBanners(d *afftrack.Dataset) error {
+	for i := range d.Banners {
+		b := &d.Banners[i]
+		at := fmt.Sprintf("Banners[%d]", i)
+		if err := im.checkMerchant(at+".MerchantId", b.MerchantID); err != nil {
+			return err
+		}
+		if err := im.exec(upsertBanner, b.ID, b.MerchantID, toMillis(b.DateCreated), toMillis(b.DateModified),
+			b.GroupName, b.Name, b.TargetURL, b.Width, b.Height, b.ImageURL, b.AltText); err != nil {
+			return fmt.Errorf("import %s: %w", at, err)
+		}
+	}
+	return nil
+}
+
+func (im *importer) importInvoices(d *afftrack.Dataset) error {
+	for i := range d.Invoices {
+		inv := &d.Invoices[i]
+		at := fmt.Sprintf("Invoices[%d]", i)
+		if _, err := im.checkAffiliate(at+".AffiliateId", inv.AffiliateID); err != nil {
+			return err
+		}
+		var gst any
+		if inv.GST.Valid {
+			gst = int64(inv.GST.Value)
+		}
+		if err := im.exec(upsertInvoice, inv.ID, inv.AffiliateID, toMillis(inv.DateCreated), toMillis(inv.DatePaid),
+			inv.Number, inv.Description, int64(inv.SubTotal), gst, int64(inv.Total)); err != nil {
+			return fmt.Errorf("import %s: %w", at, err)
+		}
+	}
+	return nil
+}

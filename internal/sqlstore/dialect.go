@@ -1,0 +1,200 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Every difference between SQLite and PostgreSQL lives in this file: how a
+// connection is opened and set up, how Migrate excludes other processes,
+// and how a driver's error is classified. The schema and every query are
+// shared text using $n placeholders, which modernc's SQLite accepts too.
+
+// Dialect names returned by DB.Dialect.
+const (
+	dialectSQLite   = "sqlite"
+	dialectPostgres = "postgres"
+)
+
+// sqlitePragmas are applied by the driver to every new pooled connection,
+// so no connection ever runs without them. WAL lets readers proceed while a
+// write is in progress; busy_timeout makes a writer wait for the lock rather
+// than fail; NORMAL synchronous is durable across application crashes in
+// WAL mode and much faster than FULL. _txlock=immediate takes the write
+// lock at BEGIN, so two write transactions never deadlock upgrading a read
+// lock, which deferred transactions can do.
+const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)" +
+	"&_pragma=synchronous(NORMAL)&_txlock=immediate"
+
+// sqliteMemoryPragmas are sqlitePragmas minus WAL, which an in-memory
+// database cannot use.
+const sqliteMemoryPragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
+
+// openSQLite opens the SQLite database at path, or a private in-memory one
+// when memory is true. The in-memory database is named uniquely and opened
+// with a shared cache, so every pooled connection of this DB (and none of
+// another DB) sees the same data; it lives while a connection is open, so
+// the DB keeps one open until Close.
+func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
+	var dsn string
+	if memory {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("name in-memory database: %w", err)
+		}
+		dsn = "file:afftrack-" + hex.EncodeToString(b[:]) + "?mode=memory&cache=shared&" + sqliteMemoryPragmas
+	} else {
+		if path == "" {
+			return nil, errors.New(`open database: "sqlite:" needs a file path, as in sqlite:afftrack.db`)
+		}
+		// The driver cuts the DSN at the first '?' to find its parameters,
+		// so a path holding one would be misread.
+		if strings.ContainsRune(path, '?') {
+			return nil, fmt.Errorf("open database: sqlite path %q must not contain '?'", path)
+		}
+		dsn = path + "?" + sqlitePragmas
+	}
+	sqlDB, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
+	// Each new connection replays the pragmas; keeping a few idle avoids that
+	// on every burst of requests.
+	sqlDB.SetMaxIdleConns(4)
+	db := &DB{sql: sqlDB, dialect: sqliteDialect{}}
+	if memory {
+		keeper, err := sqlDB.Conn(ctx)
+		if err != nil {
+			sqlDB.Close()
+			return nil, fmt.Errorf("open in-memory sqlite database: %w", err)
+		}
+		db.keeper = keeper
+	}
+	return db, nil
+}
+
+// openPostgres opens the PostgreSQL database at a postgres:// URL. pgx
+// passes unknown URL parameters (search_path, for instance) to the server
+// as run-time parameters.
+func openPostgres(dsn string) (*DB, error) {
+	if _, err := url.Parse(dsn); err != nil {
+		// The URL's own error would repeat it, password included.
+		return nil, errors.New("open database: the postgres URL cannot be parsed")
+	}
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	sqlDB.SetMaxIdleConns(4)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{sql: sqlDB, dialect: postgresDialect{}}, nil
+}
+
+// dialect is what differs between the engines at run time.
+type dialect interface {
+	// name is "sqlite" or "postgres".
+	name() string
+
+	// lockMigrations excludes every other Migrate on the same database,
+	// from this process or another, until release is called.
+	lockMigrations(ctx context.Context, db *sql.DB) (release func(), err error)
+
+	// isUniqueViolation reports whether err is a primary key or unique
+	// constraint violation.
+	isUniqueViolation(err error) bool
+}
+
+// sqliteDialect is the dialect of modernc.org/sqlite.
+type sqliteDialect struct{}
+
+func (sqliteDialect) name() string { return dialectSQLite }
+
+// lockMigrations needs no lock of its own on SQLite: every migration runs in
+// a transaction that takes the database's single write lock at BEGIN
+// (_txlock=immediate) and re-reads schema_migrations under it, so concurrent
+// processes apply each migration exactly once, one after another.
+func (sqliteDialect) lockMigrations(context.Context, *sql.DB) (func(), error) {
+	return func() {}, nil
+}
+
+func (sqliteDialect) isUniqueViolation(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// postgresDialect is the dialect of PostgreSQL through pgx.
+type postgresDialect struct{}
+
+func (postgresDialect) name() string { return dialectPostgres }
+
+// lockMigrations holds a row lock (SELECT ... FOR UPDATE) on the single row
+// of schema_migrations_lock in a transaction of its own, which the
+// migrations' transactions, on other connections, do not touch. A row lock
+// was chosen over pg_advisory_lock because CockroachDB has no advisory
+// locks, while every PostgreSQL-compatible engine has row locks; it is also
+// released by the server if this process dies, as the transaction ends.
+//
+// The lock table itself is created with CREATE TABLE IF NOT EXISTS, which
+// PostgreSQL does not make race-free: two sessions creating it at once can
+// fail with a unique violation on pg_type (23505) or duplicate_table
+// (42P07). Either means another process created it, so the creation is
+// retried and then finds it exists.
+func (d postgresDialect) lockMigrations(ctx context.Context, db *sql.DB) (func(), error) {
+	const create = `CREATE TABLE IF NOT EXISTS schema_migrations_lock (id BIGINT PRIMARY KEY)`
+	for attempt := 1; ; attempt++ {
+		_, err := db.ExecContext(ctx, create)
+		if err == nil {
+			break
+		}
+		if attempt >= 10 || !isCreateRace(err) {
+			return nil, fmt.Errorf("create schema_migrations_lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
+		}
+	}
+	if _, err := db.ExecContext(ctx,
+		`INSERT INTO schema_migrations_lock (id) VALUES (1) ON CONFLICT (id) DO NOTHING`); err != nil {
+		return nil, fmt.Errorf("seed schema_migrations_lock: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin migration lock: %w", err)
+	}
+	var id int64
+	if err := tx.QueryRowContext(ctx,
+		`SELECT id FROM schema_migrations_lock WHERE id = 1 FOR UPDATE`).Scan(&id); err != nil {
+		tx.Rollback()
+		return nil, fmt.Errorf("take migration lock: %w", err)
+	}
+	// Nothing was written, so rolling back only releases the lock.
+	return func() { tx.Rollback() }, nil
+}
+
+func (postgresDialect) isUniqueViolation(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "23505"
+}
+
+// isCreateRace reports whether err is how PostgreSQL fails a CREATE TABLE
+// IF NOT EXISTS that raced another one.
+func isCreateRace(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && (e.Code == "23505" || e.Code == "42P07")
+}

@@ -1,0 +1,48 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.InvoiceService = (*InvoiceService)(nil)
+
+// InvoiceService implements afftrack.InvoiceService.
+type InvoiceService struct {
+	db *DB
+}
+
+// NewInvoiceService returns an InvoiceService on db.
+func NewInvoiceService(db *DB) *InvoiceService { return &InvoiceService{db: db} }
+
+// FindInvoiceByID returns the affiliate's invoice with the given id;
+// another affiliate's is ENOTFOUND like a missing one. GST is null when the
+// affiliate is not registered for GST now, whatever the invoice stored, so
+// a change of registration shows at once.
+func (s *InvoiceService) FindInvoiceByID(ctx context.Context, affiliateID, id int64) (*afftrack.Invoice, error) {
+	inv := &afftrack.Invoice{ID: id, AffiliateID: affiliateID}
+	var created, paid, subTotal, total int64
+	var gst sql.Null[int64]
+	var registered bool
+	err := s.db.sql.QueryRowContext(ctx, `SELECT i.date_created, i.date_paid, i.number, i.description,
+		i.sub_total, i.gst, i.total, a.gst_registered
+	FROM invoices i
+	JOIN affiliates a ON a.id = i.affiliate_id
+	WHERE i.id = $1 AND i.affiliate_id = $2`, id, affiliateID).Scan(&created, &paid, &inv.Number,
+		&inv.Description, &subTotal, &gst, &total, &registered)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound()
+	} else if err != nil {
+		return nil, fmt.Errorf("find invoice %d: %w", id, err)
+	}
+	inv.DateCreated, inv.DatePaid = fromMillis(created), fromMillis(paid)
+	inv.SubTotal, inv.Total = afftrack.Money(subTotal), afftrack.Money(total)
+	if registered && gst.Valid {
+		inv.GST = afftrack.Some(afftrack.Money(gst.V))
+	}
+	return inv, nil
+}

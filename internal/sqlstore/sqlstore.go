@@ -1,0 +1,141 @@
+// Package sqlstore implements the afftrack services on SQL databases:
+// SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx). Both engines
+// share one schema and one set of SQL texts; what differs is kept in
+// dialect.go.
+//
+// Storage conventions, the same on both engines: datetimes are BIGINT
+// milliseconds since the Unix epoch of their UTC reading (the domain's
+// wall clocks are carried in UTC); money is BIGINT in the domain's integer
+// units; enumerations are SMALLINT of their numeric values, NULL for a
+// nullable one that is null; booleans are BOOLEAN.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/afftrack/afftrack"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// DB is an open database: a connection pool and its dialect.
+type DB struct {
+	sql     *sql.DB
+	dialect dialect
+
+	// keeper holds an in-memory SQLite database alive: it is dropped when
+	// its last connection closes, which the pool may otherwise do.
+	keeper *sql.Conn
+}
+
+// Open opens and pings the database named by dsn: "sqlite:PATH" (the file
+// is created on first use), "sqlite::memory:" (a private in-memory database
+// that lives until Close), or a "postgres://" or "postgresql://" URL. It
+// does not migrate; call Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	var db *DB
+	var err error
+	switch {
+	case dsn == "sqlite::memory:":
+		db, err = openSQLite(ctx, "", true)
+	case strings.HasPrefix(dsn, "sqlite:"):
+		db, err = openSQLite(ctx, strings.TrimPrefix(dsn, "sqlite:"), false)
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		db, err = openPostgres(dsn)
+	default:
+		// The DSN is not echoed: it may hold a password.
+		return nil, errors.New(`open database: the URL must start with "sqlite:", "postgres://" or "postgresql://"`)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Ping checks that the database answers a query. It gives up when ctx is
+// done, so a readiness probe with a deadline returns promptly.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return fmt.Errorf("ping %s database: %w", db.dialect.name(), err)
+	}
+	return nil
+}
+
+// Close closes every connection. An in-memory database is gone afterwards.
+func (db *DB) Close() error {
+	if db.keeper != nil {
+		db.keeper.Close()
+	}
+	return db.sql.Close()
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect.name() }
+
+// SQL returns the underlying pool, for tests and benchmarks that need to
+// look under the services.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+// notFound is the error of a lookup that finds nothing the caller may see.
+func notFound() error {
+	return afftrack.Errorf(afftrack.ENOTFOUND, "The requested item could not be found.")
+}
+
+// rollback ends a transaction that was not committed; after a commit it
+// does nothing, so it can be deferred.
+func rollback(tx *sql.Tx) { _ = tx.Rollback() }
+
+// toMillis stores a domain datetime (a wall clock carried in UTC).
+func toMillis(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMillis reads back a datetime stored by toMillis.
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// nullInt is the argument for a nullable BIGINT column.
+func nullInt(n afftrack.Null[int64]) any {
+	if !n.Valid {
+		return nil
+	}
+	return n.Value
+}
+
+// nullText is the argument for a nullable TEXT column.
+func nullText(n afftrack.Null[string]) any {
+	if !n.Valid {
+		return nil
+	}
+	return n.Value
+}
+
+// nullEnum is the argument for a nullable SMALLINT enumeration column,
+// whose zero value means null.
+func nullEnum[T ~uint8](v T) any {
+	if v == 0 {
+		return nil
+	}
+	return int64(v)
+}
+
+// nullMillis is the argument for a nullable datetime column.
+func nullMillis(n afftrack.Null[time.Time]) any {
+	if !n.Valid {
+		return nil
+	}
+	return toMillis(n.Value)
+}
+
+// fromNull converts a scanned nullable column to the domain's Null.
+func fromNull[T any](n sql.Null[T]) afftrack.Null[T] {
+	return afftrack.Null[T]{Value: n.V, Valid: n.Valid}
+}

@@ -1,0 +1,275 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.TransactionService = (*TransactionService)(nil)
+
+// TransactionService implements afftrack.TransactionService.
+type TransactionService struct {
+	db *DB
+}
+
+// NewTransactionService returns a TransactionService on db.
+func NewTransactionService(db *DB) *TransactionService { return &TransactionService{db: db} }
+
+// selectTransactions reads transactions with their affiliate's names and
+// their items, one row per item (one row with null item columns for a
+// transaction without items). Callers add WHERE and ORDER BY, always
+// ordering a transaction's rows together and by position.
+const selectTransactions = `SELECT t.id, t.merchant_id, t.date_created, t.date_modified, t.consumption_date,
+	t.validation_date, t.affiliate_id, a.contact_name, a.business_name, t.traffic_type, t.traffic_source,
+	t.creative_type, t.creative_id, t.creative_name, t.customer_country_code, t.customer_country_name,
+	t.customer_ip_address, t.customer_type, t.order_id, t.additional_notes, t.tracking_method, t.sale_value,
+	t.commission, t.override_fee, t.reported_currency_code, t.reported_currency_name, t.reported_sale_value,
+	t.traffic_source_approved, t.status2, t.invoice_id, t.void_reason, t.amended_reason, t.coupon_code,
+	t.placement_id, t.placement_name,
+	i.position, i.sku, i.quantity, i.reported_sale_value, i.sale_value, i.commission, i.name, i.brand,
+	i.category, i.cart_item_reference, i.cart_item_reference2, i.cart_item_reference3, i.cart_item_reference4
+FROM transactions t
+JOIN affiliates a ON a.id = t.affiliate_id
+LEFT JOIN transaction_items i ON i.transaction_id = t.id
+`
+
+// transactionRow is the scan target of one row of selectTransactions. One
+// is reused for every row of a query, its destinations built once.
+type transactionRow struct {
+	id, merchantID, dateCreated, dateModified, consumptionDate, validationDate, affiliateID int64
+	contactName, businessName, trafficSource                                                string
+	trafficType, creativeType, customerType, trackingMethod, status2                        int64
+	creativeID, invoiceID, voidReason, amendedReason, placementID                           sql.Null[int64]
+	creativeName, additionalNotes, couponCode, placementName                                sql.Null[string]
+	countryCode, countryName, ipAddress, orderID, currencyCode, currencyName                string
+	saleValue, commission, overrideFee, reportedSaleValue                                   int64
+	trafficSourceApproved                                                                   bool
+
+	position, quantity, itemReported, itemSale, itemCommission sql.Null[int64]
+	sku, name, brand, category                                 sql.Null[string]
+	ref1, ref2, ref3, ref4                                     sql.Null[string]
+
+	dest []any
+}
+
+func newTransactionRow() *transactionRow {
+	r := &transactionRow{}
+	r.dest = []any{&r.id, &r.merchantID, &r.dateCreated, &r.dateModified, &r.consumptionDate,
+		&r.validationDate, &r.affiliateID, &r.contactName, &r.businessName, &r.trafficType, &r.trafficSource,
+		&r.creativeType, &r.creativeID, &r.creativeName, &r.countryCode, &r.countryName,
+		&r.ipAddress, &r.customerType, &r.orderID, &r.additionalNotes, &r.trackingMethod, &r.saleValue,
+		&r.commission, &r.overrideFee, &r.currencyCode, &r.currencyName, &r.reportedSaleValue,
+		&r.trafficSourceApproved, &r.status2, &r.invoiceID, &r.voidReason, &r.amendedReason, &r.couponCode,
+		&r.placementID, &r.placementName,
+		&r.position, &r.sku, &r.quantity, &r.itemReported, &r.itemSale, &r.itemCommission, &r.name, &r.brand,
+		&r.category, &r.ref1, &r.ref2, &r.ref3, &r.ref4}
+	return r
+}
+
+// fill overwrites every field of t from the row's transaction columns and
+// empties its items, keeping their capacity.
+func (r *transactionRow) fill(t *afftrack.Transaction) {
+	*t = afftrack.Transaction{
+		ID:                    r.id,
+		MerchantID:            r.merchantID,
+		DateCreated:           fromMillis(r.dateCreated),
+		DateModified:          fromMillis(r.dateModified),
+		ConsumptionDate:       fromMillis(r.consumptionDate),
+		ValidationDate:        fromMillis(r.validationDate),
+		AffiliateID:           r.affiliateID,
+		AffiliateContactName:  r.contactName,
+		AffiliateBusinessName: r.businessName,
+		TrafficType:           afftrack.TrafficType(r.trafficType),
+		TrafficSource:         r.trafficSource,
+		CreativeType:          afftrack.CreativeType(r.creativeType),
+		CreativeID:            fromNull(r.creativeID),
+		CreativeName:          fromNull(r.creativeName),
+		CustomerCountryCode:   r.countryCode,
+		CustomerCountryName:   r.countryName,
+		CustomerIPAddress:     r.ipAddress,
+		CustomerType:          afftrack.CustomerType(r.customerType),
+		OrderID:               r.orderID,
+		AdditionalNotes:       fromNull(r.additionalNotes),
+		TrackingMethod:        afftrack.TrackingMethod(r.trackingMethod),
+		SaleValue:             afftrack.Money(r.saleValue),
+		Commission:            afftrack.Money(r.commission),
+		OverrideFee:           afftrack.Money(r.overrideFee),
+		ReportedCurrencyCode:  r.currencyCode,
+		ReportedCurrencyName:  r.currencyName,
+		ReportedSaleValue:     afftrack.Money(r.reportedSaleValue),
+		TrafficSourceApproved: r.trafficSourceApproved,
+		Status2:               afftrack.TransactionStatus2(r.status2),
+		InvoiceID:             fromNull(r.invoiceID),
+		VoidReason:            afftrack.VoidReason(r.voidReason.V),
+		AmendedReason:         afftrack.AmendedReason(r.amendedReason.V),
+		CouponCode:            fromNull(r.couponCode),
+		PlacementID:           fromNull(r.placementID),
+		PlacementName:         fromNull(r.placementName),
+		Items:                 t.Items[:0],
+	}
+	if t.Items == nil {
+		// Never nil, so an encoder writes [] for a transaction without items.
+		t.Items = []afftrack.TransactionItem{}
+	}
+}
+
+// addItem appends the row's item, if it has one, to t.
+func (r *transactionRow) addItem(t *afftrack.Transaction) {
+	if !r.position.Valid {
+		return
+	}
+	t.Items = append(t.Items, afftrack.TransactionItem{
+		Sku:                r.sku.V,
+		Quantity:           r.quantity.V,
+		ReportedSaleValue:  afftrack.ItemMoney(r.itemReported.V),
+		SaleValue:          afftrack.ItemMoney(r.itemSale.V),
+		Commission:         afftrack.ItemMoney(r.itemCommission.V),
+		Name:               r.name.V,
+		Brand:              r.brand.V,
+		Category:           r.category.V,
+		CartItemReference:  fromNull(r.ref1),
+		CartItemReference2: fromNull(r.ref2),
+		CartItemReference3: fromNull(r.ref3),
+		CartItemReference4: fromNull(r.ref4),
+	})
+}
+
+// FindTransactionByID returns the merchant's transaction with the given id;
+// another merchant's is ENOTFOUND like a missing one.
+func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID, id int64) (*afftrack.Transaction, error) {
+	rows, err := s.db.sql.QueryContext(ctx, selectTransactions+
+		`WHERE t.id = $1 AND t.merchant_id = $2 ORDER BY i.position`, id, merchantID)
+	if err != nil {
+		return nil, fmt.Errorf("find transaction %d: %w", id, err)
+	}
+	defer rows.Close()
+	r := newTransactionRow()
+	var t *afftrack.Transaction
+	for rows.Next() {
+		if err := rows.Scan(r.dest...); err != nil {
+			return nil, fmt.Errorf("find transaction %d: %w", id, err)
+		}
+		if t == nil {
+			t = &afftrack.Transaction{}
+			r.fill(t)
+		}
+		r.addItem(t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find transaction %d: %w", id, err)
+	}
+	if t == nil {
+		return nil, notFound()
+	}
+	return t, nil
+}
+
+// FindTransactions streams the merchant's transactions in the filter's
+// range, ordered by the date property then id. It reads one joined row per
+// item, assembles each transaction in one reused value as its rows arrive,
+// and hands it to fn once the next transaction's first row (or the end)
+// shows it complete, so memory holds one transaction whatever the range.
+//
+// Exact integer and enumeration filters are also given to the database so
+// it skips what cannot match; f.Match still decides, in Go, so text
+// filters compare the same way on every engine.
+func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.TransactionFilter,
+	fn func(*afftrack.Transaction) error) error {
+	query, args, err := transactionListQuery(&f)
+	if err != nil {
+		return err
+	}
+	rows, err := s.db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("find transactions: %w", err)
+	}
+	defer rows.Close()
+	r := newTransactionRow()
+	t := &afftrack.Transaction{}
+	have := false
+	emit := func() error {
+		if have && f.Match(t) {
+			return fn(t)
+		}
+		return nil
+	}
+	for rows.Next() {
+		if err := rows.Scan(r.dest...); err != nil {
+			return fmt.Errorf("find transactions: %w", err)
+		}
+		if !have || r.id != t.ID {
+			if err := emit(); err != nil {
+				return err
+			}
+			r.fill(t)
+			have = true
+		}
+		r.addItem(t)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find transactions: %w", err)
+	}
+	return emit()
+}
+
+// transactionListQuery builds the list query of f. Only fixed SQL
+// fragments are concatenated; every value is a parameter.
+func transactionListQuery(f *afftrack.TransactionFilter) (string, []any, error) {
+	var col string
+	switch f.DateProperty {
+	case afftrack.ByDateCreated:
+		col = "t.date_created"
+	case afftrack.ByDateModified:
+		col = "t.date_modified"
+	default:
+		return "", nil, afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", f.DateProperty)
+	}
+	var b strings.Builder
+	b.WriteString(selectTransactions)
+	b.WriteString("WHERE t.merchant_id = $1 AND " + col + " >= $2 AND " + col + " < $3")
+	args := []any{f.MerchantID, toMillis(f.From), toMillis(f.Until())}
+	eq := func(column string, v any) {
+		args = append(args, v)
+		b.WriteString(" AND " + column + " = $" + strconv.Itoa(len(args)))
+	}
+	if f.AffiliateID.Valid {
+		eq("t.affiliate_id", f.AffiliateID.Value)
+	}
+	if f.TrafficType != 0 {
+		eq("t.traffic_type", int64(f.TrafficType))
+	}
+	if f.CreativeType != 0 {
+		eq("t.creative_type", int64(f.CreativeType))
+	}
+	if f.CreativeID.Valid {
+		eq("t.creative_id", f.CreativeID.Value)
+	}
+	if f.CustomerType != 0 {
+		eq("t.customer_type", int64(f.CustomerType))
+	}
+	if f.TrackingMethod != 0 {
+		eq("t.tracking_method", int64(f.TrackingMethod))
+	}
+	if f.TrafficSourceApproved.Valid {
+		eq("t.traffic_source_approved", f.TrafficSourceApproved.Value)
+	}
+	if f.Status2 != 0 {
+		eq("t.status2", int64(f.Status2))
+	}
+	if f.InvoiceID.Valid {
+		eq("t.invoice_id", f.InvoiceID.Value)
+	}
+	if f.VoidReason != 0 {
+		eq("t.void_reason", int64(f.VoidReason))
+	}
+	if f.AmendedReason != 0 {
+		eq("t.amended_reason", int64(f.AmendedReason))
+	}
+	b.WriteString(" ORDER BY " + col + ", t.id, i.position")
+	return b.String(), args, nil
+}
