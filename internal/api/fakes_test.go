@@ -282,7 +282,7 @@ func fixtureTransactions() []afftrack.Transaction {
 		ConsumptionDate: dt("2000-01-01T00:00:00.000"), ValidationDate: dt("2000-01-03T00:00:00.000"),
 		AffiliateID: 1, AffiliateContactName: "John Smith", AffiliateBusinessName: "Example Pty Ltd",
 		TrafficType: afftrack.TrafficTypeWebsite, TrafficSource: "https://www.example.com/",
-		CreativeType: afftrack.CreativeTypeTextLink,
+		CreativeType:        afftrack.CreativeTypeTextLink,
 		CustomerCountryCode: "AUS", CustomerCountryName: "Australia",
 		CustomerIPAddress: "0123456789abcdef0123456789abcdef", CustomerType: afftrack.CustomerTypeNew,
 		OrderID: "T0001", TrackingMethod: afftrack.TrackingMethodCookie,

@@ -1,0 +1,1 @@
+jQuery123.done({"Message":"fromDate: \"2024-13-01\" is not a date; use YYYY-MM-DD"});

@@ -1,0 +1,1 @@
+jQuery123.done({"Message":"The API key is missing, invalid, or for a different account type; or the user account has been suspended or closed."});

@@ -1,0 +1,1 @@
+jQuery123.done({"Message":"The requested item could not be found."});

@@ -1,0 +1,1 @@
+jQuery123.done({"Message":"The requested resource does not support http method 'POST'."});

@@ -1,0 +1,1 @@
+jQuery123.done({"Message":"The API call rate limit for the user account has been exceeded."});

@@ -1,0 +1,1 @@
+jQuery123.done({"Message":"An unexpected error occurred while processing your request."});

@@ -1,0 +1,1 @@
+jQuery123.done({"Id":2,"DateCreated":"2000-02-01T00:00:00.000","DatePaid":"2000-02-02T09:30:00.500","Number":"CF-1-0002","Description":"Commissions up to 1/02/2000","SubTotal":100.0000,"GST":10.0000,"Total":110.0000});

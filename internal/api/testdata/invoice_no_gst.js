@@ -1,0 +1,1 @@
+jQuery123.done({"Id":1,"DateCreated":"2000-01-01T00:00:00.000","DatePaid":"2000-01-01T00:00:00.000","Number":"CF-1-0001","Description":"Commissions up to 1/01/2000","SubTotal":100.0000,"GST":null,"Total":100.0000});
