@@ -97,17 +97,20 @@ func (s *AccountService) FindAffiliate(ctx context.Context, id int64) (*afftrack
 	return &a, nil
 }
 
-// Upserts of accounts, shared by CreateX (which checks for an existing id
-// first) and Import (which replaces).
+// Inserts of accounts, for CreateX, and the upserts Import uses, which
+// replace a stored account of the same id. CreateX must not replace: a
+// concurrent creation that took the id has to fail on the primary key.
 const (
-	upsertMerchant = `INSERT INTO merchants (id, name, avatar_url, status, rate_per_minute, rate_per_day, rate_concurrent)
-	VALUES ($1, $2, $3, $4, $5, $6, $7)
+	insertMerchant = `INSERT INTO merchants (id, name, avatar_url, status, rate_per_minute, rate_per_day, rate_concurrent)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	upsertMerchant = insertMerchant + `
 	ON CONFLICT (id) DO UPDATE SET name = excluded.name, avatar_url = excluded.avatar_url, status = excluded.status,
 		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
 		rate_concurrent = excluded.rate_concurrent`
-	upsertAffiliate = `INSERT INTO affiliates (id, contact_name, business_name, status, gst_registered,
+	insertAffiliate = `INSERT INTO affiliates (id, contact_name, business_name, status, gst_registered,
 		rate_per_minute, rate_per_day, rate_concurrent)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	upsertAffiliate = insertAffiliate + `
 	ON CONFLICT (id) DO UPDATE SET contact_name = excluded.contact_name, business_name = excluded.business_name,
 		status = excluded.status, gst_registered = excluded.gst_registered,
 		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
@@ -146,7 +149,7 @@ func (s *AccountService) CreateMerchant(ctx context.Context, m *afftrack.Merchan
 	id, err := s.createAccount(ctx, afftrack.KindMerchant, m.ID, func(tx *sql.Tx, id int64) error {
 		mm := *m
 		mm.ID = id
-		_, err := tx.ExecContext(ctx, upsertMerchant, merchantArgs(&mm)...)
+		_, err := tx.ExecContext(ctx, insertMerchant, merchantArgs(&mm)...)
 		return err
 	})
 	if err != nil {
@@ -164,7 +167,7 @@ func (s *AccountService) CreateAffiliate(ctx context.Context, a *afftrack.Affili
 	id, err := s.createAccount(ctx, afftrack.KindAffiliate, a.ID, func(tx *sql.Tx, id int64) error {
 		aa := *a
 		aa.ID = id
-		_, err := tx.ExecContext(ctx, upsertAffiliate, affiliateArgs(&aa)...)
+		_, err := tx.ExecContext(ctx, insertAffiliate, affiliateArgs(&aa)...)
 		return err
 	})
 	if err != nil {

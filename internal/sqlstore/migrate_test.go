@@ -1,0 +1,88 @@
+package sqlstore_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/afftrack/afftrack/internal/sqlstore"
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
+)
+
+// migrationCount is the number of files under migrations/.
+const migrationCount = 1
+
+func TestMigrate(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b, func(t *testing.T) {
+			ctx := context.Background()
+			t.Run("is idempotent and records each migration once", func(t *testing.T) {
+				db := storetest.Open(t, b) // migrated once already
+				before := time.Now().UnixMilli()
+				for range 2 {
+					if err := db.Migrate(ctx); err != nil {
+						t.Fatalf("Migrate again: %v", err)
+					}
+				}
+				rows, err := db.SQL().QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations ORDER BY version`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rows.Close()
+				var versions []int64
+				for rows.Next() {
+					var v, at int64
+					if err := rows.Scan(&v, &at); err != nil {
+						t.Fatal(err)
+					}
+					if at > before || at < before-time.Hour.Milliseconds() {
+						t.Errorf("version %d applied_at %d is not the first migration's time", v, at)
+					}
+					versions = append(versions, v)
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if len(versions) != migrationCount || versions[0] != 1 {
+					t.Errorf("schema_migrations holds %v, want versions 1..%d", versions, migrationCount)
+				}
+			})
+			t.Run("is safe when several processes start at once", func(t *testing.T) {
+				url := storetest.URL(t, b)
+				const n = 6
+				dbs := make([]*sqlstore.DB, n)
+				for i := range dbs {
+					db, err := sqlstore.Open(ctx, url)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { db.Close() })
+					dbs[i] = db
+				}
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				errs := make([]error, n)
+				for i, db := range dbs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						errs[i] = db.Migrate(ctx)
+					}()
+				}
+				close(start)
+				wg.Wait()
+				for i, err := range errs {
+					if err != nil {
+						t.Errorf("Migrate %d: %v", i, err)
+					}
+				}
+				if got := countRows(t, dbs[0], "schema_migrations"); got != migrationCount {
+					t.Errorf("schema_migrations holds %d rows, want %d", got, migrationCount)
+				}
+				mustImport(t, dbs[0], fixture(t))
+			})
+		})
+	}
+}
