@@ -1,0 +1,245 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/afftrack/afftrack"
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	//go:embed acquire.lua
+	acquireLua    string
+	acquireScript = redis.NewScript(acquireLua)
+
+	//go:embed renew.lua
+	renewLua    string
+	renewScript = redis.NewScript(renewLua)
+)
+
+// releaseTimeout bounds the Redis calls made after the request's own
+// context may be gone: a release, a renewal, the cleanup of a failed
+// acquire. A slot such a call fails to free is freed when its lease ends.
+const releaseTimeout = 5 * time.Second
+
+// RedisOptions configures a Redis limiter.
+type RedisOptions struct {
+	// Prefix starts every key; default "afftrack:rl:". An account's keys
+	// are {Prefix}{merchant:42}:m, :d and :c (its minute and day windows
+	// and its in-flight slots); the braces keep them in one Redis Cluster
+	// slot, which the script needs.
+	Prefix string
+
+	// SlotTTL is the lease of an in-flight slot (default 2m). A replica
+	// renews its leases every third of it while their requests run, so a
+	// long request keeps its slot; a replica that dies stops renewing, and
+	// its slots are free at most SlotTTL later.
+	SlotTTL time.Duration
+
+	// CallerClock makes the limiter decide at the now given to Acquire
+	// instead of at Redis's own TIME. The windows are then exact only if
+	// every replica's clock agrees; it exists for tests, which drive time.
+	CallerClock bool
+
+	// Logger receives warnings about releases and renewals that failed
+	// (their slots end with their leases). Nil discards them.
+	Logger *slog.Logger
+}
+
+// Redis is a limiter whose state lives in Redis, so that every replica
+// draws on one budget per account. Each Acquire is one Lua script: the
+// check and the count happen atomically however many replicas call at
+// once, so the windows are as exact as Memory's.
+//
+// By default the script reads the time from Redis (TIME) and ignores the
+// now given to Acquire: one clock orders every replica's calls, so a
+// replica whose clock is skewed can neither overspend the budget nor
+// starve the others. Times are kept in whole microseconds.
+//
+// Requests in progress hold leases in a sorted set scored by expiry;
+// expired leases are dropped before slots are counted, so the slots of a
+// dead replica come back after SlotTTL. A live replica renews the lease of
+// each request every SlotTTL/3 until it is released, so a request of any
+// length keeps its slot. Needs Redis 5 or later (scripts that read TIME
+// before writing).
+type Redis struct {
+	client   redis.UniversalClient
+	prefix   string
+	slotTTL  time.Duration
+	caller   bool
+	logger   *slog.Logger
+	instance string        // random id of this limiter, unique across replicas
+	seq      atomic.Uint64 // calls of this limiter, for unique tokens
+}
+
+// NewRedis returns a limiter that keeps its state in Redis through client.
+func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
+	r := &Redis{
+		client:  client,
+		prefix:  opts.Prefix,
+		slotTTL: opts.SlotTTL,
+		caller:  opts.CallerClock,
+		logger:  opts.Logger,
+	}
+	if r.prefix == "" {
+		r.prefix = "afftrack:rl:"
+	}
+	if r.slotTTL <= 0 {
+		r.slotTTL = 2 * time.Minute
+	}
+	if r.logger == nil {
+		r.logger = slog.New(slog.DiscardHandler)
+	}
+	var id [8]byte
+	rand.Read(id[:]) // never fails (crypto/rand panics rather than return an error)
+	r.instance = hex.EncodeToString(id[:])
+	return r
+}
+
+// Acquire decides on one call of account a and, when it is allowed, counts
+// it and takes a concurrency slot until release is called. now is ignored
+// unless CallerClock is set. An error means Redis could not be asked or
+// did not answer; the call is then neither counted nor refused (see
+// Failover).
+func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.Limits, now time.Time) (afftrack.RateDecision, func(), error) {
+	base := r.prefix + "{" + a.String() + "}:"
+	keys := []string{base + "m", base + "d", base + "c"}
+	token := r.instance + ":" + strconv.FormatUint(r.seq.Add(1), 36)
+	at := r.micros(now)
+
+	res, err := acquireScript.Run(ctx, r.client, keys,
+		max(l.PerMinute, 0), max(l.PerDay, 0), max(l.Concurrent, 0),
+		r.slotTTL.Microseconds(), at, token).Int64Slice()
+	if err == nil && len(res) != 6 {
+		err = fmt.Errorf("script returned %d values, want 6", len(res))
+	}
+	if err != nil {
+		// The script may have run even though its answer was lost; drop
+		// the slot it may hold rather than block the account for SlotTTL.
+		// The stamps stay: counting a call that was not served errs on
+		// the safe side.
+		go r.forget(context.WithoutCancel(ctx), keys[2], token)
+		return afftrack.RateDecision{}, nil, fmt.Errorf("ratelimit: redis acquire %s: %w", a, err)
+	}
+
+	d := afftrack.RateDecision{
+		Allowed:    res[0] == 1,
+		HasWindow:  res[1] == 1,
+		Limit:      res[2],
+		Remaining:  res[3],
+		Reset:      time.Duration(res[4]) * time.Microsecond,
+		RetryAfter: time.Duration(res[5]) * time.Microsecond,
+	}
+	if !d.Allowed {
+		return d, noRelease, nil
+	}
+	return d, r.lease(context.WithoutCancel(ctx), keys[2], token, at), nil
+}
+
+// micros returns the time argument of the scripts: now in microseconds
+// with CallerClock, else -1 for the server's TIME.
+func (r *Redis) micros(now time.Time) int64 {
+	if r.caller {
+		return now.UnixMicro()
+	}
+	return -1
+}
+
+// forget removes a slot token whose acquire failed.
+func (r *Redis) forget(ctx context.Context, key, token string) {
+	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+	defer cancel()
+	r.client.ZRem(ctx, key, token) // best effort: the lease ends anyway
+}
+
+// lease returns the release of a slot: it renews the slot's lease while
+// the request runs and removes the slot on the first call.
+func (r *Redis) lease(ctx context.Context, key, token string, at int64) func() {
+	s := &slot{r: r, ctx: ctx, key: key, token: token, at: at, start: time.Now()}
+	s.mu.Lock()
+	s.timer = time.AfterFunc(r.slotTTL/3, s.renew)
+	s.mu.Unlock()
+	return s.release
+}
+
+// slot is one request's in-flight slot.
+type slot struct {
+	r     *Redis
+	ctx   context.Context // the request's values, without its cancellation
+	key   string
+	token string
+	at    int64     // the acquire's time argument
+	start time.Time // when it was acquired, for the renewals' CallerClock time
+
+	mu    sync.Mutex
+	timer *time.Timer
+	done  bool
+}
+
+// renew extends the lease and schedules the next renewal, until the slot
+// is released, its lease is lost, or the client is closed.
+func (s *slot) renew() {
+	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+
+	at := s.at
+	if at >= 0 {
+		at += time.Since(s.start).Microseconds()
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, releaseTimeout)
+	ok, err := renewScript.Run(ctx, s.r.client, []string{s.key}, s.token, s.r.slotTTL.Microseconds(), at).Int()
+	cancel()
+	switch {
+	case errors.Is(err, redis.ErrClosed):
+		return
+	case err != nil:
+		s.r.logger.Warn("rate limiter: renewing an in-flight slot failed; retrying", "key", s.key, "err", err)
+	case ok == 0:
+		// Expired or released: a released slot stops here quietly, but an
+		// expired one means the request ran unprotected for a while.
+		s.mu.Lock()
+		done := s.done
+		s.mu.Unlock()
+		if !done {
+			s.r.logger.Warn("rate limiter: an in-flight slot's lease expired before it was renewed", "key", s.key)
+		}
+		return
+	}
+	s.mu.Lock()
+	if !s.done {
+		s.timer.Reset(s.r.slotTTL / 3)
+	}
+	s.mu.Unlock()
+}
+
+// release frees the slot; calls after the first do nothing.
+func (s *slot) release() {
+	s.mu.Lock()
+	if s.done {
+		s.mu.Unlock()
+		return
+	}
+	s.done = true
+	s.timer.Stop()
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(s.ctx, releaseTimeout)
+	defer cancel()
+	if err := s.r.client.ZRem(ctx, s.key, s.token).Err(); err != nil {
+		s.r.logger.Warn("rate limiter: releasing an in-flight slot failed; it frees when its lease ends", "key", s.key, "err", err)
+	}
+}

@@ -1,0 +1,273 @@
+package ratelimit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/afftrack/afftrack"
+	"github.com/redis/go-redis/v9"
+)
+
+// redisURLEnv names the Redis server the Redis tests use; unset, they skip.
+const redisURLEnv = "AFFTRACK_TEST_REDIS_URL"
+
+// newRedisClient returns a client of the test server, closed when t ends.
+func newRedisClient(t *testing.T) *redis.Client {
+	t.Helper()
+	url := os.Getenv(redisURLEnv)
+	if url == "" {
+		t.Skip(redisURLEnv + " is not set (e.g. redis://127.0.0.1:6379/0); skipping the tests that need Redis")
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("%s: %v", redisURLEnv, err)
+	}
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
+// newRedisPrefix returns a key prefix of its own for t and deletes every
+// key under it when t ends.
+func newRedisPrefix(t *testing.T) string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	prefix := "afftrack:test:rl:" + hex.EncodeToString(b[:]) + ":"
+	client := newRedisClient(t)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		iter := client.Scan(ctx, 0, prefix+"*", 100).Iterator()
+		for iter.Next(ctx) {
+			client.Del(ctx, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			t.Errorf("cleaning up %s*: %v", prefix, err)
+		}
+	})
+	return prefix
+}
+
+// newTestRedis returns a limiter with a client of its own; opts.Prefix
+// empty takes a fresh prefix.
+func newTestRedis(t *testing.T, opts RedisOptions) (*Redis, *redis.Client) {
+	t.Helper()
+	if opts.Prefix == "" {
+		opts.Prefix = newRedisPrefix(t)
+	}
+	client := newRedisClient(t)
+	return NewRedis(client, opts), client
+}
+
+func TestRedis(t *testing.T) {
+	testLimiter(t, func(t *testing.T) afftrack.RateLimiter {
+		r, _ := newTestRedis(t, RedisOptions{CallerClock: true})
+		return r
+	})
+}
+
+func TestRedisReplicasShareOneBudget(t *testing.T) {
+	const goroutines = 100
+	prefix := newRedisPrefix(t)
+	replicas := make([]*Redis, 2)
+	for i := range replicas {
+		replicas[i], _ = newTestRedis(t, RedisOptions{Prefix: prefix})
+	}
+
+	// race has the goroutines call through the replicas in turn and
+	// returns the releases of the allowed calls.
+	race := func(t *testing.T, l afftrack.Limits, calls int) []func() {
+		var mu sync.Mutex
+		var releases []func()
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for g := range goroutines {
+			r := replicas[g%len(replicas)]
+			wg.Go(func() {
+				<-start
+				for range calls {
+					d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if d.Allowed {
+						mu.Lock()
+						releases = append(releases, release)
+						mu.Unlock()
+					}
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		return releases
+	}
+
+	t.Run("racing replicas accept exactly the slots in total", func(t *testing.T) {
+		releases := race(t, afftrack.Limits{Concurrent: 7}, 1)
+		for _, release := range releases {
+			release()
+		}
+		if len(releases) != 7 {
+			t.Errorf("%d goroutines on two replicas racing for 7 slots got %d", goroutines, len(releases))
+		}
+	})
+	t.Run("racing replicas accept exactly the window's limit in total", func(t *testing.T) {
+		const limit = 25
+		releases := race(t, afftrack.Limits{PerMinute: limit, PerDay: 1000}, 5)
+		for _, release := range releases {
+			release()
+		}
+		if len(releases) != limit {
+			t.Errorf("%d goroutines × 5 calls on two replicas under PerMinute %d: %d accepted", goroutines, limit, len(releases))
+		}
+	})
+}
+
+func TestRedisServerClockIgnoresNow(t *testing.T) {
+	r, _ := newTestRedis(t, RedisOptions{})
+	l := afftrack.Limits{PerMinute: 2}
+	// Calls claiming to be a century apart are all made at the server's
+	// time, so they share one window.
+	for i, now := range []time.Time{t0, t0.AddDate(100, 0, 0), {}} {
+		d, release, err := r.Acquire(context.Background(), merchant42, l, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+		if want := i < 2; d.Allowed != want {
+			t.Errorf("call %d: Allowed %v, want %v", i, d.Allowed, want)
+		}
+		if i == 2 && (d.RetryAfter <= 50*sec || d.RetryAfter > 60*sec || d.Reset != d.RetryAfter) {
+			t.Errorf("call %d: RetryAfter %v and Reset %v, want both just under 60 s", i, d.RetryAfter, d.Reset)
+		}
+	}
+}
+
+func TestRedisKeysExpireWithTheirWindows(t *testing.T) {
+	r, client := newTestRedis(t, RedisOptions{SlotTTL: 30 * sec})
+	_, release, err := r.Acquire(context.Background(), merchant42, afftrack.Limits{PerMinute: 1, PerDay: 1, Concurrent: 1}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for suffix, max := range map[string]time.Duration{"m": minuteWindow, "d": dayWindow, "c": 30 * sec} {
+		key := r.prefix + "{" + merchant42.String() + "}:" + suffix
+		ttl, err := client.PTTL(context.Background(), key).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ttl <= max-5*sec || ttl > max {
+			t.Errorf("%s expires in %v, want just under %v", key, ttl, max)
+		}
+	}
+}
+
+func TestRedisDeadReplicaSlotFreesAfterSlotTTL(t *testing.T) {
+	l := afftrack.Limits{Concurrent: 1}
+	acquire := func(t *testing.T, r *Redis, at time.Duration) bool {
+		t.Helper()
+		d, release, err := r.Acquire(context.Background(), merchant42, l, t0.Add(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+		return d.Allowed
+	}
+
+	t.Run("with the caller's clock, the slot frees exactly SlotTTL after it was taken", func(t *testing.T) {
+		prefix := newRedisPrefix(t)
+		opts := RedisOptions{Prefix: prefix, SlotTTL: sec, CallerClock: true}
+		dead, deadClient := newTestRedis(t, opts)
+		live, _ := newTestRedis(t, opts)
+		if _, _, err := dead.Acquire(context.Background(), merchant42, l, t0); err != nil {
+			t.Fatal(err)
+		}
+		deadClient.Close() // the replica dies holding its slot
+
+		if acquire(t, live, sec-ms) {
+			t.Error("the live replica got a slot while the dead one's lease ran")
+		}
+		if !acquire(t, live, sec) {
+			t.Error("the live replica got no slot once the dead one's lease ended")
+		}
+	})
+	t.Run("with Redis's clock, the slot frees once SlotTTL has passed", func(t *testing.T) {
+		prefix := newRedisPrefix(t)
+		opts := RedisOptions{Prefix: prefix, SlotTTL: 300 * ms}
+		dead, deadClient := newTestRedis(t, opts)
+		live, _ := newTestRedis(t, opts)
+		if _, _, err := dead.Acquire(context.Background(), merchant42, l, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		deadClient.Close()
+
+		if acquire(t, live, 0) {
+			t.Error("the live replica got a slot while the dead one's lease ran")
+		}
+		time.Sleep(400 * ms)
+		if !acquire(t, live, 0) {
+			t.Error("the live replica got no slot once the dead one's lease ended")
+		}
+	})
+}
+
+func TestRedisLongRequestKeepsItsSlot(t *testing.T) {
+	prefix := newRedisPrefix(t)
+	opts := RedisOptions{Prefix: prefix, SlotTTL: 300 * ms}
+	a, _ := newTestRedis(t, opts)
+	b, _ := newTestRedis(t, opts)
+	l := afftrack.Limits{Concurrent: 1}
+
+	_, release, err := a.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // more than three leases: only renewals keep the slot
+	d, releaseB, err := b.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseB()
+	if d.Allowed {
+		t.Error("another replica got the slot of a request still in progress")
+	}
+
+	release()
+	release()
+	d, releaseB, err = b.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseB()
+	if !d.Allowed {
+		t.Error("the slot was not freed by release")
+	}
+}
+
+func TestRedisFailedCallsAreErrors(t *testing.T) {
+	r := NewRedis(unreachableClient(t), RedisOptions{})
+	d, release, err := r.Acquire(context.Background(), merchant42, afftrack.Limits{PerMinute: 1}, t0)
+	if err == nil {
+		t.Fatal("Acquire against a closed port returned no error")
+	}
+	if release != nil || d != (afftrack.RateDecision{}) {
+		t.Errorf("a failed Acquire returned decision %+v and a release", d)
+	}
+}
+
+// unreachableClient returns a client of a port where nothing listens, that
+// fails at once rather than retry.
+func unreachableClient(t *testing.T) *redis.Client {
+	client := redis.NewClient(&redis.Options{
+		Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: sec, DialerRetries: 1, DialerRetryTimeout: ms,
+	})
+	t.Cleanup(func() { client.Close() })
+	return client
+}
