@@ -1,0 +1,23 @@
+// Command afftrack runs the affiliate-network tracking service and
+// administers its data. See README.md and docs/ for its commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	_ "time/tzdata" // --timezone works on machines without zone files
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if code := exitCode(err); code != 0 {
+			fmt.Fprintln(os.Stderr, "afftrack:", errorText(err))
+			os.Exit(code)
+		}
+	}
+}

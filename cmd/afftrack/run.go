@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/afftrack/afftrack"
+)
+
+const usage = `afftrack: an affiliate-network tracking service
+
+Usage:
+  afftrack serve   [--addr 127.0.0.1:8080] [--db sqlite:afftrack.db] [--public-url URL] [--demo] ...
+  afftrack import  [--db URL] [--timezone ZONE] FILE|-
+  afftrack migrate [--db URL]
+  afftrack account create merchant  --name NAME [--id N] [--avatar-url URL]
+  afftrack account create affiliate --contact-name NAME [--business-name NAME] [--gst] [--id N]
+  afftrack account show|suspend|close|reactivate merchant|affiliate ID
+  afftrack key create merchant|affiliate ID [--label TEXT]
+  afftrack key list   merchant|affiliate ID
+  afftrack key revoke KEY_ID
+
+Every flag can also be set in the environment as AFFTRACK_ and the flag's
+name in upper case with _ for - (AFFTRACK_DB, AFFTRACK_RATE_PER_MINUTE); a
+flag on the command line wins. Run "afftrack COMMAND --help" for a
+command's flags.
+`
+
+// errUsage marks an error in how the command was called.
+var errUsage = errors.New("usage")
+
+// run executes the command line args. Its environment comes in through
+// getenv and its output goes to stdout and stderr, so tests run it whole.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	env := &cliEnv{getenv: getenv, stdout: stdout, stderr: stderr}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, env, args[1:])
+	case "import":
+		return runImport(ctx, env, args[1:])
+	case "migrate":
+		return runMigrate(ctx, env, args[1:])
+	case "account":
+		return runAccount(ctx, env, args[1:])
+	case "key":
+		return runKey(ctx, env, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+}
+
+// cliEnv is what every subcommand gets from the process.
+type cliEnv struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+}
+
+// parse parses fs from args, allowing flags after positional arguments
+// (`key create merchant 1 --label x`), then fills every flag not given on
+// the command line from its AFFTRACK_ environment variable. It returns the
+// positional arguments.
+func (e *cliEnv) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(e.stderr)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "AFFTRACK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := e.getenv(name); v != "" && !given[f.Name] && err == nil {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = fmt.Errorf("%w: %s=%q: %v", errUsage, name, v, serr)
+			}
+		}
+	})
+	return positional, err
+}
+
+// errorText is what the user reads for err: a domain error's message as is,
+// anything else in full.
+func errorText(err error) string {
+	var e *afftrack.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// exitCode is 2 for a usage error, 0 for --help, 1 for anything else.
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	return 1
+}
