@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -124,11 +125,13 @@ func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.L
 		err = fmt.Errorf("script returned %d values, want 6", len(res))
 	}
 	if err != nil {
-		// The script may have run even though its answer was lost; drop
-		// the slot it may hold rather than block the account for SlotTTL.
-		// The stamps stay: counting a call that was not served errs on
-		// the safe side.
-		go r.forget(context.WithoutCancel(ctx), keys[2], token)
+		// Unless the script surely never reached Redis, it may have run
+		// and only its answer been lost: drop the slot it may hold rather
+		// than block the account for SlotTTL. The stamps stay: counting a
+		// call that was not served errs on the safe side.
+		if !neverSent(err) {
+			go r.forget(context.WithoutCancel(ctx), keys[2], token)
+		}
 		return afftrack.RateDecision{}, nil, fmt.Errorf("ratelimit: redis acquire %s: %w", a, err)
 	}
 
@@ -153,6 +156,15 @@ func (r *Redis) micros(now time.Time) int64 {
 		return now.UnixMicro()
 	}
 	return -1
+}
+
+// neverSent reports whether err means the command never left this
+// process: no connection could be had. In an outage that is most errors,
+// and they then cost no cleanup.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||
+		errors.Is(err, redis.ErrPoolExhausted) || (errors.As(err, &op) && op.Op == "dial")
 }
 
 // forget removes a slot token whose acquire failed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"sync"
 	"testing"
@@ -248,6 +249,61 @@ func TestRedisLongRequestKeepsItsSlot(t *testing.T) {
 	releaseB()
 	if !d.Allowed {
 		t.Error("the slot was not freed by release")
+	}
+}
+
+// loseScriptAnswers is a client hook that lets scripts run but replaces
+// their answers with an error, as a connection dropped at the wrong moment
+// would.
+type loseScriptAnswers struct{}
+
+func (loseScriptAnswers) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (loseScriptAnswers) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (loseScriptAnswers) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if name := cmd.Name(); err == nil && (name == "evalsha" || name == "eval") {
+			err = errors.New("connection reset after the script ran")
+			cmd.SetErr(err)
+		}
+		return err
+	}
+}
+
+func TestRedisLostAnswerFreesItsSlotButStaysCounted(t *testing.T) {
+	prefix := newRedisPrefix(t)
+	lossy, lossyClient := newTestRedis(t, RedisOptions{Prefix: prefix})
+	lossyClient.AddHook(loseScriptAnswers{})
+	r, client := newTestRedis(t, RedisOptions{Prefix: prefix})
+	l := afftrack.Limits{PerDay: 2, Concurrent: 1}
+
+	if _, _, err := lossy.Acquire(context.Background(), merchant42, l, time.Time{}); err == nil {
+		t.Fatal("Acquire whose answer was lost returned no error")
+	}
+	slots := prefix + "{" + merchant42.String() + "}:c"
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * ms) {
+		n, err := client.ZCard(context.Background(), slots).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slot of the call whose answer was lost is still taken after 2 s")
+		}
+	}
+	d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if !d.Allowed || d.Remaining != 0 {
+		t.Errorf("the next call: Allowed %v, Remaining %d; want allowed with the lost call counted (Remaining 0)", d.Allowed, d.Remaining)
 	}
 }
 
