@@ -6,7 +6,7 @@
 --         calls' tokens scored by their stamps.
 -- KEYS[3] in-flight slots: a sorted set of tokens scored by lease expiry.
 -- ARGV    perMinute, perDay, concurrent, slot TTL (us), now (us since the
---         epoch, or -1 to use the server's TIME), token (unique per call).
+--         epoch, or "server" to use the server's TIME), token (unique per call).
 -- Times are whole microseconds: exact in a double (they stay below 2^53),
 -- and always formatted with %.0f before they reach Redis, since Lua's own
 -- number-to-string conversion may print large numbers in exponent form.
@@ -19,7 +19,7 @@ local concurrent = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[4])
 local now = tonumber(ARGV[5])
 local token = ARGV[6]
-if now < 0 then
+if not now then -- "server"
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end

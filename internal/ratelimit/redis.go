@@ -110,13 +110,13 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 // Acquire decides on one call of account a and, when it is allowed, counts
 // it and takes a concurrency slot until release is called. now is ignored
 // unless CallerClock is set. An error means Redis could not be asked or
-// did not answer; the call is then neither counted nor refused (see
-// Failover).
+// its answer was lost: the call holds no slot, and is counted only if the
+// script ran (see Failover for what the caller then does).
 func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.Limits, now time.Time) (afftrack.RateDecision, func(), error) {
 	base := r.prefix + "{" + a.String() + "}:"
 	keys := []string{base + "m", base + "d", base + "c"}
 	token := r.instance + ":" + strconv.FormatUint(r.seq.Add(1), 36)
-	at := r.micros(now)
+	at := r.timeArg(now, 0)
 
 	res, err := acquireScript.Run(ctx, r.client, keys,
 		max(l.PerMinute, 0), max(l.PerDay, 0), max(l.Concurrent, 0),
@@ -146,16 +146,16 @@ func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.L
 	if !d.Allowed {
 		return d, noRelease, nil
 	}
-	return d, r.lease(context.WithoutCancel(ctx), keys[2], token, at), nil
+	return d, r.lease(context.WithoutCancel(ctx), keys[2], token, now), nil
 }
 
-// micros returns the time argument of the scripts: now in microseconds
-// with CallerClock, else -1 for the server's TIME.
-func (r *Redis) micros(now time.Time) int64 {
+// timeArg returns the scripts' time argument: with CallerClock, now plus
+// elapsed in microseconds, else "server" for Redis's TIME.
+func (r *Redis) timeArg(now time.Time, elapsed time.Duration) any {
 	if r.caller {
-		return now.UnixMicro()
+		return now.Add(elapsed).UnixMicro()
 	}
-	return -1
+	return "server"
 }
 
 // neverSent reports whether err means the command never left this
@@ -176,8 +176,8 @@ func (r *Redis) forget(ctx context.Context, key, token string) {
 
 // lease returns the release of a slot: it renews the slot's lease while
 // the request runs and removes the slot on the first call.
-func (r *Redis) lease(ctx context.Context, key, token string, at int64) func() {
-	s := &slot{r: r, ctx: ctx, key: key, token: token, at: at, start: time.Now()}
+func (r *Redis) lease(ctx context.Context, key, token string, now time.Time) func() {
+	s := &slot{r: r, ctx: ctx, key: key, token: token, now: now, start: time.Now()}
 	s.mu.Lock()
 	s.timer = time.AfterFunc(r.slotTTL/3, s.renew)
 	s.mu.Unlock()
@@ -190,8 +190,8 @@ type slot struct {
 	ctx   context.Context // the request's values, without its cancellation
 	key   string
 	token string
-	at    int64     // the acquire's time argument
-	start time.Time // when it was acquired, for the renewals' CallerClock time
+	now   time.Time // the acquire's now and when it happened, from which
+	start time.Time // renewals reckon their time with CallerClock
 
 	mu    sync.Mutex
 	timer *time.Timer
@@ -208,10 +208,7 @@ func (s *slot) renew() {
 	}
 	s.mu.Unlock()
 
-	at := s.at
-	if at >= 0 {
-		at += time.Since(s.start).Microseconds()
-	}
+	at := s.r.timeArg(s.now, time.Since(s.start))
 	ctx, cancel := context.WithTimeout(s.ctx, releaseTimeout)
 	ok, err := renewScript.Run(ctx, s.r.client, []string{s.key}, s.token, s.r.slotTTL.Microseconds(), at).Int()
 	cancel()

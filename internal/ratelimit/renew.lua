@@ -1,12 +1,12 @@
 -- renew extends the lease of a request still in progress, unless the lease
 -- has already expired or been released: a lease never comes back to life.
 --
--- KEYS[1] in-flight slots; ARGV token, slot TTL (us), now (us, or -1 to use
--- the server's TIME). Returns 1 if the lease was extended, else 0.
+-- KEYS[1] in-flight slots; ARGV token, slot TTL (us), now (us, or "server"
+-- to use the server's TIME). Returns 1 if the lease was extended, else 0.
 
 local ttl = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
-if now < 0 then
+if not now then -- "server"
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
