@@ -2,6 +2,24 @@
 // content negotiation, authentication and rate limiting, and hand-written
 // encoders that write the contract's exact bytes. It consumes only the
 // root package's service interfaces.
+//
+// Where the contract is silent, this package chooses:
+//   - /healthz and /readyz answer {"Status":"ok"} (503: "unavailable") as
+//     plain JSON whatever was negotiated, and need no key.
+//   - A 405 says `The requested resource does not support http method 'X'.`
+//   - An integer parameter beyond int64 says `name: "..." is out of range`;
+//     a boolean one that is neither true nor false says
+//     `name: "..." is not a boolean; use true or false`.
+//   - An invalid callback, like a bad contentType, is a 400 raised after
+//     authentication and rate limiting; until then responses are plain
+//     JSON (never a script echoing it).
+//   - XML: an empty root array is written with start and end tags
+//     (<TransactionArray ...></TransactionArray>), empty Items as
+//     <Items />, an empty string as <Name></Name>. CR is written &#xD; so
+//     it survives parsing, and characters XML 1.0 cannot carry become
+//     U+FFFD.
+//   - Paths: one trailing slash is tolerated; a path with empty or dot
+//     segments names no route and is a 404, not a redirect.
 package api
 
 import (
@@ -9,6 +27,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/afftrack/afftrack"
 )
@@ -56,8 +75,14 @@ type Server struct {
 }
 
 // NewServer returns a server for the given services. clock stamps the
-// rate limiter's calls.
+// rate limiter's calls; a nil logger discards and a nil clock is time.Now.
 func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clock) *Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if clock == nil {
+		clock = time.Now
+	}
 	s := &Server{cfg: cfg, svc: svc, logger: logger, clock: clock}
 	base := strings.TrimSuffix(cfg.PublicURL, "/")
 	s.nsMerchant = base + "/V1/" + afftrack.KindMerchant.String()

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -305,4 +307,49 @@ func TestPanicRecovery(t *testing.T) {
 	}
 	h.tx.panicByID = false
 	mustStatus(t, h.do("GET", "/V1/Merchant/Transactions/1", "X-Api-Key", merchantKey), http.StatusOK)
+}
+
+func TestOverARealConnection(t *testing.T) {
+	h := newHarness(t)
+	srv := httptest.NewServer(h.srv.Handler())
+	defer srv.Close()
+	do := func(method, path string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		req.Header.Set("X-Api-Key", affiliateKey)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, string(body)
+	}
+
+	t.Run("HEAD sends GET's status and length without a body", func(t *testing.T) {
+		get, getBody := do("GET", "/v1/affiliate/invoices/2/")
+		head, headBody := do("HEAD", "/v1/affiliate/invoices/2/")
+		if get.StatusCode != 200 || head.StatusCode != 200 {
+			t.Fatalf("statuses GET %d HEAD %d, want 200", get.StatusCode, head.StatusCode)
+		}
+		if headBody != "" {
+			t.Errorf("HEAD body = %q, want none", headBody)
+		}
+		if want := strconv.Itoa(len(getBody)); head.Header.Get("Content-Length") != want {
+			t.Errorf("HEAD Content-Length = %q, want %s", head.Header.Get("Content-Length"), want)
+		}
+	})
+
+	t.Run("another method is a 405 with Allow and an error body", func(t *testing.T) {
+		res, body := do("PATCH", "/V1/Affiliate/Banners")
+		if res.StatusCode != 405 || res.Header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("status %d Allow %q, want 405 and GET, HEAD", res.StatusCode, res.Header.Get("Allow"))
+		}
+		if want := `{"Message":"The requested resource does not support http method 'PATCH'."}`; body != want {
+			t.Errorf("body = %s, want %s", body, want)
+		}
+	})
 }
