@@ -29,6 +29,7 @@ type serveConfig struct {
 	TrackingURL     string
 	Timezone        string
 	Redis           string
+	RedisPrefix     string
 	RateFailClosed  bool
 	Limits          afftrack.Limits
 	Demo            bool
@@ -43,6 +44,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TrackingURL, "tracking-url", "", "tracking base URL for banner links (default PUBLIC-URL/t)")
 	fs.StringVar(&c.Timezone, "timezone", "UTC", "the network's time zone (IANA name)")
 	fs.StringVar(&c.Redis, "redis", "", "Redis URL for rate limits shared by replicas (default: in process)")
+	fs.StringVar(&c.RedisPrefix, "redis-prefix", "afftrack:rl:", "prefix of the rate-limit keys in Redis, so several networks can share one Redis")
 	fs.BoolVar(&c.RateFailClosed, "rate-fail-closed", false, "refuse calls while Redis is unreachable instead of serving them")
 	fs.Int64Var(&c.Limits.PerMinute, "rate-per-minute", 30, "default calls per account in any 60 s (0: no limit)")
 	fs.Int64Var(&c.Limits.PerDay, "rate-per-day", 1000, "default calls per account in any 24 h (0: no limit)")
@@ -181,11 +183,20 @@ func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger) (afft
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --redis: %v", errUsage, err)
 	}
+	// A rate-limit check sits on every request's path: when Redis is down
+	// it must fail over in milliseconds, not after go-redis's default
+	// retries and five-second dials.
+	opts.DialTimeout = 500 * time.Millisecond
+	opts.ReadTimeout = 500 * time.Millisecond
+	opts.WriteTimeout = 500 * time.Millisecond
+	opts.DialerRetries = 1
+	opts.MaxRetries = 1
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		logger.Warn("redis is not answering; rate limits follow --rate-fail-closed until it does", "err", err)
 	}
-	limiter := ratelimit.NewFailover(ratelimit.NewRedis(client, ratelimit.RedisOptions{}), cfg.RateFailClosed, logger, func() {}, time.Now)
+	inner := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: cfg.RedisPrefix, Logger: logger})
+	limiter := ratelimit.NewFailover(inner, cfg.RateFailClosed, logger, func() {}, time.Now)
 	return limiter, func() { client.Close() }, nil
 }
 
