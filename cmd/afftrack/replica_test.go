@@ -115,3 +115,5 @@ func TestReplicasShareDataAndBudget(t *testing.T) {
 // keyCacheBound is how long a replica may go on accepting a revoked key, as
 // docs/deploy.md promises.
 const keyCacheBound = 5 * time.Second
+
+func sleepTenth() { time.Sleep(100 * time.Millisecond) }

@@ -1,0 +1,81 @@
+package main_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
+)
+
+// TestAdministeringAccountsAndKeys drives the account and key commands
+// against a running server: a created key works at once, and suspending,
+// reactivating and closing the account turn it off and on.
+func TestAdministeringAccountsAndKeys(t *testing.T) {
+	dsn := storetest.URL(t, "sqlite")
+	must := func(args ...string) string {
+		t.Helper()
+		out, err := afftrack(t, nil, append(args, "--db", dsn)...)
+		if err != nil {
+			t.Fatalf("afftrack %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	if out := must("account", "create", "affiliate", "--contact-name", "Zoe Park", "--business-name", "Park Media"); out != "created affiliate 1 \"Zoe Park\"\n" {
+		t.Errorf("create output = %q", out)
+	}
+	if out := must("account", "create", "merchant", "--name", "Shop", "--id", "42"); out != "created merchant 42 \"Shop\"\n" {
+		t.Errorf("create output = %q", out)
+	}
+	out := must("key", "create", "affiliate", "1", "--label", "reports")
+	m := regexp.MustCompile(`(?m)^key (k_[0-9a-f]+) for Affiliate 1\n([A-Za-z0-9_-]{32})\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("key create output = %q", out)
+	}
+	keyID, secret := m[1], m[2]
+	if list := must("key", "list", "affiliate", "1"); !strings.Contains(list, keyID) || !strings.Contains(list, "reports") || strings.Contains(list, secret) {
+		t.Errorf("key list = %q: want the id and label, never the secret", list)
+	}
+
+	s := serve(t, "--db", dsn)
+	banners := "/V1/Affiliate/Banners?apiKey=" + secret
+	steps := []struct {
+		command []string
+		status  int
+	}{
+		{nil, 200},
+		{[]string{"account", "suspend", "affiliate", "1"}, 401},
+		{[]string{"account", "reactivate", "affiliate", "1"}, 200},
+		{[]string{"account", "close", "affiliate", "1"}, 401},
+		{[]string{"account", "reactivate", "affiliate", "1"}, 200},
+		{[]string{"key", "revoke", keyID}, 401},
+	}
+	for _, step := range steps {
+		if step.command != nil {
+			must(step.command...)
+		}
+		if status := waitForStatus(t, s, banners, step.status); status != step.status {
+			t.Errorf("after %v: status %d, want %d", step.command, status, step.status)
+		}
+	}
+	if out, err := afftrack(t, nil, "account", "suspend", "affiliate", "99", "--db", dsn); err == nil {
+		t.Errorf("suspending a missing account succeeded: %s", out)
+	}
+	if out, err := afftrack(t, nil, "key", "create", "vendor", "1", "--db", dsn); err == nil || !strings.Contains(out, "is not merchant or affiliate") {
+		t.Errorf("a bad account kind: %v %s", err, out)
+	}
+}
+
+// waitForStatus polls path until it answers want or the key cache's bound
+// (plus a margin) has passed, and returns the last status.
+func waitForStatus(t *testing.T, s *server, path string, want int) int {
+	t.Helper()
+	var status int
+	for range int((keyCacheBound.Seconds() + 2) * 10) {
+		if status, _, _ = s.get(t, path); status == want {
+			return status
+		}
+		sleepTenth()
+	}
+	return status
+}
