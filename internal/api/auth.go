@@ -90,6 +90,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, account *afftrack
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
 	}
 	if !d.Allowed {
+		s.svc.Observer.RateLimited(account.Ref.Kind)
 		h.Set("Retry-After", strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
 		return &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited}
 	}

@@ -52,11 +52,17 @@ func errorMessage(code string, err error) string {
 
 // writeError answers r with err: its status and an error body in the
 // negotiated format. An internal error's cause goes to the log with the
-// request id, never to the client.
+// request id, never to the client. An internal error met after the client
+// went away (its context is canceled) is most likely that cancellation
+// surfacing from a store or the rate limiter; there is no one to answer,
+// so the request is aborted quietly.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := afftrack.ErrorCode(err)
 	status := errorStatus(code)
 	if status == http.StatusInternalServerError {
+		if r.Context().Err() != nil {
+			s.abortClientGone(r, err)
+		}
 		s.logInternal(r, err)
 	}
 	st := stateOf(r)
@@ -70,6 +76,17 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // response already under way.
 func (s *Server) logInternal(r *http.Request, err error) {
 	s.logger.ErrorContext(r.Context(), "internal error", "request_id", stateOf(r).id, "error", err)
+}
+
+// abortClientGone ends a request whose client went away: an INFO line
+// rather than an internal error, since nothing is wrong with the service,
+// and an aborted response, since a well-formed one would be written to no
+// one (and an aborted stream must not look complete). It does not return.
+func (s *Server) abortClientGone(r *http.Request, err error) {
+	st := stateOf(r)
+	st.gone = true
+	s.logger.InfoContext(r.Context(), "client went away", "request_id", st.id, "error", err)
+	panic(http.ErrAbortHandler)
 }
 
 // appendErrorBody appends the error document: {"Message":"..."} or

@@ -56,8 +56,13 @@ type fakeTransactions struct {
 	err       error // returned by FindTransactions (after failAfter rows)
 	panicByID bool
 	onRow     func() // called before each row is handed over
-	lastMu    sync.Mutex
-	last      afftrack.TransactionFilter
+	// With blocked set, the read stops before row blockAt, closes blocked
+	// and waits for the request to end, as a store read does when the
+	// client disconnects.
+	blockAt int
+	blocked chan struct{}
+	lastMu  sync.Mutex
+	last    afftrack.TransactionFilter
 }
 
 func (f *fakeTransactions) FindTransactionByID(_ context.Context, merchantID, id int64) (*afftrack.Transaction, error) {
@@ -72,7 +77,7 @@ func (f *fakeTransactions) FindTransactionByID(_ context.Context, merchantID, id
 	return nil, afftrack.Errorf(afftrack.ENOTFOUND, "transaction %d not found", id)
 }
 
-func (f *fakeTransactions) FindTransactions(_ context.Context, flt afftrack.TransactionFilter, fn func(*afftrack.Transaction) error) error {
+func (f *fakeTransactions) FindTransactions(ctx context.Context, flt afftrack.TransactionFilter, fn func(*afftrack.Transaction) error) error {
 	f.lastMu.Lock()
 	f.last = flt
 	f.lastMu.Unlock()
@@ -97,6 +102,11 @@ func (f *fakeTransactions) FindTransactions(_ context.Context, flt afftrack.Tran
 	})
 	var reused afftrack.Transaction
 	for i, t := range rows {
+		if f.blocked != nil && i == f.blockAt {
+			close(f.blocked)
+			<-ctx.Done()
+			return ctx.Err()
+		}
 		if f.err != nil && i == f.failAfter {
 			return f.err
 		}
@@ -218,6 +228,13 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil)
+}
+
+// newHarnessWith is newHarness with the services edited by edit, if not
+// nil, before the server is built.
+func newHarnessWith(t testing.TB, edit func(*Services)) *harness {
+	t.Helper()
 	h := &harness{
 		accounts: &fakeAccounts{byHash: map[string]*afftrack.Account{}},
 		tx:       &fakeTransactions{list: fixtureTransactions()},
@@ -242,6 +259,9 @@ func newHarness(t testing.TB) *harness {
 		Invoices:     h.invoices,
 		RateLimiter:  h.limiter,
 		Ready:        func(context.Context) error { return h.ready },
+	}
+	if edit != nil {
+		edit(&svc)
 	}
 	cfg := Config{PublicURL: publicURL, DefaultLimits: afftrack.Limits{PerMinute: 30, PerDay: 1000, Concurrent: 1}}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -23,8 +23,10 @@ type requestState struct {
 	neg     negotiation
 	ns      string // XML namespace of error bodies: the path's account type
 	rw      *responseWriter
+	route   string            // the route table's pattern, or routeUnmatched
 	account *afftrack.Account // once authenticated
 	release func()            // frees the rate limiter's concurrency slot
+	gone    bool              // aborted because the client went away
 }
 
 type stateKey struct{}
@@ -39,7 +41,7 @@ func stateOf(r *http.Request) *requestState {
 // carries, before anything can fail.
 func (s *Server) withState(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := &requestState{id: requestID(r.Header.Get("X-Request-Id")), query: parseQuery(r.URL.RawQuery)}
+		st := &requestState{id: requestID(r.Header.Get("X-Request-Id")), query: parseQuery(r.URL.RawQuery), route: routeUnmatched}
 		st.neg = negotiateRequest(r, st.query)
 		st.ns = s.namespace(r.URL.EscapedPath())
 		h := w.Header()
@@ -50,9 +52,23 @@ func (s *Server) withState(next http.Handler) http.Handler {
 	})
 }
 
-// withLogging writes one log line per request, even when the handler
-// panics, and frees the rate limiter's slot only once the response is
-// complete, so the concurrency limit covers streaming.
+// withRoute records the route pattern a request matched, for the metrics.
+func withRoute(pattern string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stateOf(r).route = pattern
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusClientGone is the status reported (in the log and the metrics,
+// never on the wire) for a request whose client went away before its
+// response was complete: nginx's "client closed request".
+const statusClientGone = 499
+
+// withLogging writes one log line per request and reports it to the
+// observer, even when the handler panics, and frees the rate limiter's
+// slot only once the response is complete, so the concurrency limit covers
+// streaming.
 func (s *Server) withLogging(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
@@ -64,21 +80,26 @@ func (s *Server) withLogging(next http.Handler) http.Handler {
 				st.release()
 			}
 			status := rw.status
-			if !rw.wroteHeader {
+			switch {
+			case st.gone:
+				status = statusClientGone
+			case !rw.wroteHeader:
 				status = http.StatusOK
 			}
+			duration := time.Since(start)
 			attrs := []any{
 				"method", r.Method,
 				"url", redactedURL(r.URL),
 				"status", status,
 				"bytes", rw.bytes,
-				"duration", time.Since(start),
+				"duration", duration,
 				"request_id", st.id,
 			}
 			if st.account != nil {
 				attrs = append(attrs, "account", st.account.Ref.String())
 			}
 			s.logger.InfoContext(r.Context(), "request", attrs...)
+			s.svc.Observer.ObserveRequest(st.route, r.Method, status, duration)
 		}()
 		next.ServeHTTP(rw, r)
 	})
@@ -87,7 +108,9 @@ func (s *Server) withLogging(next http.Handler) http.Handler {
 // withRecover turns a handler's panic into a logged 500, so one bad
 // request never takes the server down. If the response was already under
 // way it can no longer be answered well, so the connection is aborted and
-// the client sees a truncated response.
+// the client sees a truncated response; so is it when the client has gone.
+// A panic is a bug whoever is listening, so it is always logged as an
+// internal error.
 func (s *Server) withRecover(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -98,8 +121,10 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 				panic(v)
 			}
 			err := fmt.Errorf("panic: %v\n%s", v, debug.Stack())
-			if stateOf(r).rw.wroteHeader {
+			st := stateOf(r)
+			if st.rw.wroteHeader || r.Context().Err() != nil {
 				s.logInternal(r, err)
+				st.gone = r.Context().Err() != nil
 				panic(http.ErrAbortHandler)
 			}
 			s.writeError(w, r, err)

@@ -16,9 +16,9 @@ type route struct {
 
 // routes is the interface's route table, every path in one place. Each
 // path answers GET and HEAD; any other method is a 405, and any other
-// path a 404.
+// path a 404. Its paths are the route labels of the metrics.
 func (s *Server) routes() []route {
-	return []route{
+	routes := []route{
 		{"/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
 		{"/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
 		{"/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
@@ -26,6 +26,12 @@ func (s *Server) routes() []route {
 		{"/healthz", http.HandlerFunc(s.handleHealth)},
 		{"/readyz", http.HandlerFunc(s.handleReady)},
 	}
+	if s.svc.Metrics != nil {
+		// No key and no rate limit: a scraper is not an account, and a
+		// refused scrape would hide the very overload it should show.
+		routes = append(routes, route{"/metrics", s.svc.Metrics})
+	}
+	return routes
 }
 
 // allowedMethods is the Allow header of a 405: every route answers these.

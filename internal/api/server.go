@@ -20,6 +20,9 @@
 //     U+FFFD.
 //   - Paths: one trailing slash is tolerated; a path with empty or dot
 //     segments names no route and is a 404, not a redirect.
+//   - A request whose client went away before its response was complete
+//     is aborted, logged at INFO and reported with status 499 (nginx's
+//     "client closed request"), so disconnects are not counted as 500s.
 package api
 
 import (
@@ -59,7 +62,39 @@ type Services struct {
 	// Ready reports whether the service can answer, for /readyz: 200 when
 	// it returns nil, 503 otherwise. A nil Ready is always ready.
 	Ready func(ctx context.Context) error
+
+	// Observer, if not nil, is told about every request and every
+	// rate-limit refusal, for metrics.
+	Observer Observer
+
+	// Metrics, if not nil, is served at /metrics with no key and no rate
+	// limit; nil leaves /metrics unrouted (a 404), e.g. when the metrics
+	// are served on a listener of their own.
+	Metrics http.Handler
 }
+
+// Observer receives what the server knows about its requests, so metrics
+// can be kept without this package depending on a metrics library.
+// Methods are called concurrently.
+type Observer interface {
+	// ObserveRequest reports one answered request. route is the pattern of
+	// the route table the path matched (e.g. /v1/merchant/transactions/{id}),
+	// or "unmatched": never the raw path, which a client chooses freely and
+	// may carry anything. status is 499 when the client went away first.
+	ObserveRequest(route, method string, status int, d time.Duration)
+
+	// RateLimited reports one call refused with a 429 by the rate limiter.
+	RateLimited(kind afftrack.AccountKind)
+}
+
+// routeUnmatched is the route reported for a path that names no route.
+const routeUnmatched = "unmatched"
+
+// nopObserver is the Observer of a server given none.
+type nopObserver struct{}
+
+func (nopObserver) ObserveRequest(string, string, int, time.Duration) {}
+func (nopObserver) RateLimited(afftrack.AccountKind)                  {}
 
 // Server is the HTTP interface of afftrack.
 type Server struct {
@@ -83,6 +118,9 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 	if clock == nil {
 		clock = time.Now
 	}
+	if svc.Observer == nil {
+		svc.Observer = nopObserver{}
+	}
 	s := &Server{cfg: cfg, svc: svc, logger: logger, clock: clock}
 	base := strings.TrimSuffix(cfg.PublicURL, "/")
 	s.nsMerchant = base + "/V1/" + afftrack.KindMerchant.String()
@@ -94,8 +132,8 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(http.MethodGet+" "+rt.path, rt.handler)
-		mux.Handle(rt.path, http.HandlerFunc(s.methodNotAllowed))
+		mux.Handle(http.MethodGet+" "+rt.path, withRoute(rt.path, rt.handler))
+		mux.Handle(rt.path, withRoute(rt.path, http.HandlerFunc(s.methodNotAllowed)))
 		s.routeSegments = append(s.routeSegments, strings.Split(rt.path[1:], "/"))
 	}
 	mux.Handle("/", http.HandlerFunc(s.notFound))

@@ -29,6 +29,9 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 		// The status line and part of the list may be out already: a
 		// well-formed ending would pass a partial list off as complete,
 		// so the connection is aborted instead.
+		if r.Context().Err() != nil {
+			s.abortClientGone(r, err)
+		}
 		s.logInternal(r, err)
 		_ = ts.bw.Flush()
 		panic(http.ErrAbortHandler)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -248,4 +249,72 @@ func TestTransactionsStreaming(t *testing.T) {
 			t.Errorf("HEAD Content-Type = %q, want %q as for GET", got, want)
 		}
 	})
+}
+
+func TestTransactionsClientGone(t *testing.T) {
+	tests := []struct {
+		name    string
+		blockAt int
+	}{
+		{"a client gone before any row is logged at INFO and not as an internal error", 0},
+		{"a client gone mid-stream is logged at INFO and not as an internal error", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs := &recordingObserver{requests: make(chan observed, 1)}
+			h := newHarnessWith(t, func(s *Services) { s.Observer = obs })
+			h.tx.blockAt, h.tx.blocked = tt.blockAt, make(chan struct{})
+			srv := httptest.NewServer(h.srv.Handler())
+			defer srv.Close()
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+listTarget, nil)
+			req.Header.Set("X-Api-Key", merchantKey)
+			req.Header.Set("X-Request-Id", "gone-1")
+			clientErr := make(chan error, 1)
+			go func() {
+				res, err := srv.Client().Do(req)
+				if err == nil {
+					_, err = io.ReadAll(res.Body)
+					res.Body.Close()
+				}
+				clientErr <- err
+			}()
+			select {
+			case <-h.tx.blocked:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the store read never started")
+			}
+			cancel()
+			var got observed
+			select {
+			case got = <-obs.requests:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the request did not end after the client went away")
+			}
+			if err := <-clientErr; err == nil {
+				t.Error("the client read a complete response, want its request canceled")
+			}
+
+			want := observed{"/v1/merchant/transactions", "GET", statusClientGone}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("observed (-want +got):\n%s", diff)
+			}
+			logs := h.logs.String()
+			for _, want := range []string{`level=INFO msg="client went away" request_id=gone-1`, "context canceled", "status=499"} {
+				if !strings.Contains(logs, want) {
+					t.Errorf("log lacks %q:\n%s", want, logs)
+				}
+			}
+			for _, unwanted := range []string{"internal error", "level=ERROR"} {
+				if strings.Contains(logs, unwanted) {
+					t.Errorf("log holds %q:\n%s", unwanted, logs)
+				}
+			}
+			if got := h.limiter.released.Load(); got != 1 {
+				t.Errorf("released = %d after the client went away, want 1", got)
+			}
+		})
+	}
 }
