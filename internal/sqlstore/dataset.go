@@ -34,37 +34,6 @@ const importKeyLabel = "imported"
 const (
 	upsertMembership = `INSERT INTO memberships (affiliate_id, merchant_id, status) VALUES ($1, $2, $3)
 	ON CONFLICT (affiliate_id, merchant_id) DO UPDATE SET status = excluded.status`
-	upsertTransaction = `INSERT INTO transactions (id, merchant_id, date_created, date_modified, consumption_date,
-		validation_date, affiliate_id, traffic_type, traffic_source, creative_type, creative_id, creative_name,
-		customer_country_code, customer_country_name, customer_ip_address, customer_type, order_id,
-		additional_notes, tracking_method, sale_value, commission, override_fee, reported_currency_code,
-		reported_currency_name, reported_sale_value, traffic_source_approved, status2, invoice_id, void_reason,
-		amended_reason, coupon_code, placement_id, placement_name)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
-	ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created = excluded.date_created,
-		date_modified = excluded.date_modified, consumption_date = excluded.consumption_date,
-		validation_date = excluded.validation_date, affiliate_id = excluded.affiliate_id,
-		traffic_type = excluded.traffic_type, traffic_source = excluded.traffic_source,
-		creative_type = excluded.creative_type, creative_id = excluded.creative_id,
-		creative_name = excluded.creative_name, customer_country_code = excluded.customer_country_code,
-		customer_country_name = excluded.customer_country_name,
-		customer_ip_address = excluded.customer_ip_address, customer_type = excluded.customer_type,
-		order_id = excluded.order_id, additional_notes = excluded.additional_notes,
-		tracking_method = excluded.tracking_method, sale_value = excluded.sale_value,
-		commission = excluded.commission, override_fee = excluded.override_fee,
-		reported_currency_code = excluded.reported_currency_code,
-		reported_currency_name = excluded.reported_currency_name,
-		reported_sale_value = excluded.reported_sale_value,
-		traffic_source_approved = excluded.traffic_source_approved, status2 = excluded.status2,
-		invoice_id = excluded.invoice_id, void_reason = excluded.void_reason,
-		amended_reason = excluded.amended_reason, coupon_code = excluded.coupon_code,
-		placement_id = excluded.placement_id, placement_name = excluded.placement_name`
-	deleteItems = `DELETE FROM transaction_items WHERE transaction_id = $1`
-	insertItem  = `INSERT INTO transaction_items (transaction_id, position, sku, quantity, reported_sale_value,
-		sale_value, commission, name, brand, category, cart_item_reference, cart_item_reference2,
-		cart_item_reference3, cart_item_reference4)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 	upsertBanner = `INSERT INTO banners (id, merchant_id, date_created, date_modified, group_name, name, target_url,
 		width, height, image_url, alt_text)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -103,8 +72,11 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
 	}
 	defer rollback(tx)
+	if err := s.db.dialect.beginImport(ctx, tx); err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
+	}
 	im := &importer{
-		ctx: ctx, tx: tx, now: now(),
+		ctx: ctx, tx: tx, now: now(), maxParams: s.db.dialect.batchParams(),
 		stmts:      map[string]*sql.Stmt{},
 		merchants:  map[int64]bool{},
 		affiliates: map[int64]*affiliateNames{},
@@ -135,11 +107,12 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 // statements, and what it has learnt about accounts, so that each
 // reference is looked up in the database at most once.
 type importer struct {
-	ctx     context.Context
-	tx      *sql.Tx
-	now     time.Time
-	stmts   map[string]*sql.Stmt
-	summary afftrack.ImportSummary
+	ctx       context.Context
+	tx        *sql.Tx
+	maxParams int // parameters per multi-row statement
+	now       time.Time
+	stmts     map[string]*sql.Stmt
+	summary   afftrack.ImportSummary
 
 	merchants  map[int64]bool            // id: exists
 	affiliates map[int64]*affiliateNames // id: names, nil if it does not exist
@@ -150,7 +123,8 @@ type affiliateNames struct {
 	contact, business string
 }
 
-// exec runs the statement q, preparing it on first use.
+// stmt returns the statement q prepared in the import's transaction,
+// preparing it on first use.
 func (im *importer) stmt(q string) (*sql.Stmt, error) {
 	if st, ok := im.stmts[q]; ok {
 		return st, nil
@@ -163,6 +137,7 @@ func (im *importer) stmt(q string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// exec runs the statement q with args.
 func (im *importer) exec(q string, args ...any) error {
 	st, err := im.stmt(q)
 	if err != nil {
@@ -216,25 +191,34 @@ func (im *importer) affiliate(id int64) (*affiliateNames, error) {
 	return a, nil
 }
 
-// checkMerchant returns the EINVALID error of a reference, at field, to a
-// merchant that does not exist.
-func (im *importer) checkMerchant(field string, id int64) error {
+// record names a record of the import file, for error messages; it is
+// formatted only when one is needed.
+type record struct {
+	collection string
+	index      int
+}
+
+func (r record) String() string { return fmt.Sprintf("%s[%d]", r.collection, r.index) }
+
+// checkMerchant returns the EINVALID error of a reference, from field of
+// record r, to a merchant that does not exist.
+func (im *importer) checkMerchant(r record, field string, id int64) error {
 	ok, err := im.merchantExists(id)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", field, err)
+		return fmt.Errorf("import %s.%s: %w", r, field, err)
 	} else if !ok {
-		return afftrack.Errorf(afftrack.EINVALID, "%s: merchant %d does not exist", field, id)
+		return afftrack.Errorf(afftrack.EINVALID, "%s.%s: merchant %d does not exist", r, field, id)
 	}
 	return nil
 }
 
 // checkAffiliate is checkMerchant for affiliates; it returns the names.
-func (im *importer) checkAffiliate(field string, id int64) (*affiliateNames, error) {
+func (im *importer) checkAffiliate(r record, field string, id int64) (*affiliateNames, error) {
 	a, err := im.affiliate(id)
 	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", field, err)
+		return nil, fmt.Errorf("import %s.%s: %w", r, field, err)
 	} else if a == nil {
-		return nil, afftrack.Errorf(afftrack.EINVALID, "%s: affiliate %d does not exist", field, id)
+		return nil, afftrack.Errorf(afftrack.EINVALID, "%s.%s: affiliate %d does not exist", r, field, id)
 	}
 	return a, nil
 }
@@ -263,11 +247,11 @@ func (im *importer) importAffiliates(d *afftrack.Dataset) error {
 
 func (im *importer) importMemberships(d *afftrack.Dataset) error {
 	for i, ms := range d.Memberships {
-		at := fmt.Sprintf("Memberships[%d]", i)
-		if _, err := im.checkAffiliate(at+".AffiliateId", ms.AffiliateID); err != nil {
+		at := record{"Memberships", i}
+		if _, err := im.checkAffiliate(at, "AffiliateId", ms.AffiliateID); err != nil {
 			return err
 		}
-		if err := im.checkMerchant(at+".MerchantId", ms.MerchantID); err != nil {
+		if err := im.checkMerchant(at, "MerchantId", ms.MerchantID); err != nil {
 			return err
 		}
 		if err := im.exec(upsertMembership, ms.AffiliateID, ms.MerchantID, int64(ms.Status)); err != nil {
@@ -327,15 +311,18 @@ func (im *importer) importAccountKeys(at string, ref afftrack.AccountRef, secret
 	return nil
 }
 
+// importTransactions checks each record's references and claims, then
+// hands it to a batch that writes many transactions per statement.
 func (im *importer) importTransactions(d *afftrack.Dataset) error {
+	batch := newTransactionBatch(im, im.maxParams)
 	for i := range d.Transactions {
 		rec := &d.Transactions[i]
 		t := &rec.Transaction
-		at := fmt.Sprintf("Transactions[%d]", i)
-		if err := im.checkMerchant(at+".MerchantId", t.MerchantID); err != nil {
+		at := record{"Transactions", i}
+		if err := im.checkMerchant(at, "MerchantId", t.MerchantID); err != nil {
 			return err
 		}
-		a, err := im.checkAffiliate(at+".AffiliateId", t.AffiliateID)
+		a, err := im.checkAffiliate(at, "AffiliateId", t.AffiliateID)
 		if err != nil {
 			return err
 		}
@@ -347,45 +334,18 @@ func (im *importer) importTransactions(d *afftrack.Dataset) error {
 			return afftrack.Errorf(afftrack.EINVALID, "%s.AffiliateBusinessName: %q does not match the affiliate's business name %q",
 				at, rec.ClaimedBusinessName.Value, a.business)
 		}
-		if err := im.writeTransaction(t); err != nil {
-			return fmt.Errorf("import %s: %w", at, err)
-		}
-	}
-	return nil
-}
-
-// writeTransaction upserts t and replaces its items whole.
-func (im *importer) writeTransaction(t *afftrack.Transaction) error {
-	if err := im.exec(upsertTransaction, t.ID, t.MerchantID, toMillis(t.DateCreated), toMillis(t.DateModified),
-		toMillis(t.ConsumptionDate), toMillis(t.ValidationDate), t.AffiliateID, int64(t.TrafficType),
-		t.TrafficSource, int64(t.CreativeType), nullInt(t.CreativeID), nullText(t.CreativeName),
-		t.CustomerCountryCode, t.CustomerCountryName, t.CustomerIPAddress, int64(t.CustomerType), t.OrderID,
-		nullText(t.AdditionalNotes), int64(t.TrackingMethod), int64(t.SaleValue), int64(t.Commission),
-		int64(t.OverrideFee), t.ReportedCurrencyCode, t.ReportedCurrencyName, int64(t.ReportedSaleValue),
-		t.TrafficSourceApproved, int64(t.Status2), nullInt(t.InvoiceID), nullEnum(t.VoidReason),
-		nullEnum(t.AmendedReason), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName),
-	); err != nil {
-		return err
-	}
-	if err := im.exec(deleteItems, t.ID); err != nil {
-		return err
-	}
-	for pos, it := range t.Items {
-		if err := im.exec(insertItem, t.ID, int64(pos), it.Sku, it.Quantity, int64(it.ReportedSaleValue),
-			int64(it.SaleValue), int64(it.Commission), it.Name, it.Brand, it.Category,
-			nullText(it.CartItemReference), nullText(it.CartItemReference2), nullText(it.CartItemReference3),
-			nullText(it.CartItemReference4)); err != nil {
+		if err := batch.add(t, i); err != nil {
 			return err
 		}
 	}
-	return nil
+	return batch.flush()
 }
 
 func (im *importer) importBanners(d *afftrack.Dataset) error {
 	for i := range d.Banners {
 		b := &d.Banners[i]
-		at := fmt.Sprintf("Banners[%d]", i)
-		if err := im.checkMerchant(at+".MerchantId", b.MerchantID); err != nil {
+		at := record{"Banners", i}
+		if err := im.checkMerchant(at, "MerchantId", b.MerchantID); err != nil {
 			return err
 		}
 		if err := im.exec(upsertBanner, b.ID, b.MerchantID, toMillis(b.DateCreated), toMillis(b.DateModified),
@@ -399,8 +359,8 @@ func (im *importer) importBanners(d *afftrack.Dataset) error {
 func (im *importer) importInvoices(d *afftrack.Dataset) error {
 	for i := range d.Invoices {
 		inv := &d.Invoices[i]
-		at := fmt.Sprintf("Invoices[%d]", i)
-		if _, err := im.checkAffiliate(at+".AffiliateId", inv.AffiliateID); err != nil {
+		at := record{"Invoices", i}
+		if _, err := im.checkAffiliate(at, "AffiliateId", inv.AffiliateID); err != nil {
 			return err
 		}
 		var gst any

@@ -288,3 +288,59 @@ func TestImportKeys(t *testing.T) {
 		}
 	})
 }
+
+func TestImportManyTransactions(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := context.Background()
+		d := fixture(t)
+		tmpl := transactionIn(t, d, 101)
+		tx := func(id int64, items int, sku string) afftrack.TransactionRecord {
+			tr := tmpl
+			tr.ID = id
+			tr.Items = nil
+			for j := range items {
+				tr.Items = append(tr.Items, afftrack.TransactionItem{Sku: sku, Quantity: int64(j)})
+			}
+			return afftrack.TransactionRecord{Transaction: tr}
+		}
+		// More transactions and items than one statement carries on any
+		// backend, with an id repeated close by and far away: the later
+		// record wins, items and all.
+		d.Transactions = nil
+		wantItems := int64(0)
+		for i := range int64(250) {
+			d.Transactions = append(d.Transactions, tx(1000+i, int(i%7), "first"))
+			wantItems += i % 7
+		}
+		d.Transactions[50] = tx(1010, 1, "near")
+		d.Transactions[240] = tx(1020, 9, "far")
+		wantItems += 1 - 50%7 - 10%7 + 9 - 240%7 - 20%7
+		mustImport(t, db, d)
+		if n := countRows(t, db, "transactions"); n != 248 {
+			t.Errorf("%d transactions, want 248", n)
+		}
+		if n := countRows(t, db, "transaction_items"); n != wantItems {
+			t.Errorf("%d items, want %d", n, wantItems)
+		}
+		s := sqlstore.NewTransactionService(db)
+		for id, want := range map[int64]afftrack.TransactionRecord{1010: d.Transactions[50], 1020: d.Transactions[240],
+			1003: d.Transactions[3]} {
+			got, err := s.FindTransactionByID(ctx, 1, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(withNames(d, want.Transaction), got); diff != "" {
+				t.Errorf("transaction %d (-want +got):\n%s", id, diff)
+			}
+		}
+
+		// Importing them again with one item each replaces every set of items.
+		for i := range d.Transactions {
+			d.Transactions[i] = tx(d.Transactions[i].ID, 1, "again")
+		}
+		mustImport(t, db, d)
+		if n := countRows(t, db, "transaction_items"); n != 248 {
+			t.Errorf("%d items after re-import, want one each", n)
+		}
+	})
+}

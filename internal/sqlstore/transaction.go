@@ -273,3 +273,234 @@ func transactionListQuery(f *afftrack.TransactionFilter) (string, []any, error) 
 	b.WriteString(" ORDER BY " + col + ", t.id, i.position")
 	return b.String(), args, nil
 }
+
+// The write side of transactions, used by Import: transactions are written
+// in batches, many rows per statement, because a file may hold a million
+// and one statement per row costs a round trip per row.
+
+const (
+	transactionColumns = 33
+	itemColumns        = 14
+)
+
+const insertTransactions = `INSERT INTO transactions (id, merchant_id, date_created, date_modified,
+	consumption_date, validation_date, affiliate_id, traffic_type, traffic_source, creative_type, creative_id,
+	creative_name, customer_country_code, customer_country_name, customer_ip_address, customer_type, order_id,
+	additional_notes, tracking_method, sale_value, commission, override_fee, reported_currency_code,
+	reported_currency_name, reported_sale_value, traffic_source_approved, status2, invoice_id, void_reason,
+	amended_reason, coupon_code, placement_id, placement_name)
+VALUES `
+
+const upsertTransactionsConflict = `
+ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created = excluded.date_created,
+	date_modified = excluded.date_modified, consumption_date = excluded.consumption_date,
+	validation_date = excluded.validation_date, affiliate_id = excluded.affiliate_id,
+	traffic_type = excluded.traffic_type, traffic_source = excluded.traffic_source,
+	creative_type = excluded.creative_type, creative_id = excluded.creative_id,
+	creative_name = excluded.creative_name, customer_country_code = excluded.customer_country_code,
+	customer_country_name = excluded.customer_country_name, customer_ip_address = excluded.customer_ip_address,
+	customer_type = excluded.customer_type, order_id = excluded.order_id,
+	additional_notes = excluded.additional_notes, tracking_method = excluded.tracking_method,
+	sale_value = excluded.sale_value, commission = excluded.commission, override_fee = excluded.override_fee,
+	reported_currency_code = excluded.reported_currency_code,
+	reported_currency_name = excluded.reported_currency_name, reported_sale_value = excluded.reported_sale_value,
+	traffic_source_approved = excluded.traffic_source_approved, status2 = excluded.status2,
+	invoice_id = excluded.invoice_id, void_reason = excluded.void_reason, amended_reason = excluded.amended_reason,
+	coupon_code = excluded.coupon_code, placement_id = excluded.placement_id, placement_name = excluded.placement_name`
+
+const insertItems = `INSERT INTO transaction_items (transaction_id, position, sku, quantity, reported_sale_value,
+	sale_value, commission, name, brand, category, cart_item_reference, cart_item_reference2,
+	cart_item_reference3, cart_item_reference4)
+VALUES `
+
+// transactionBatch collects checked transactions of an import and writes
+// them with multi-row statements: an upsert of the transactions, a delete
+// of their items, and inserts of their new items. A batch never holds two
+// transactions of one id (the database could not apply both in one
+// statement), so a later duplicate flushes the batch first and then
+// replaces the earlier one, as the file's order says.
+type transactionBatch struct {
+	im          *importer
+	txs         []*afftrack.Transaction
+	ids         map[int64]struct{}
+	first, last int               // indexes in the file, for error messages
+	args        []any             // reused between statements
+	text        map[[2]int]string // statement texts by kind and rows
+
+	// Rows per statement, from the dialect's parameter budget.
+	txRows, itemRows int
+}
+
+func newTransactionBatch(im *importer, maxParams int) *transactionBatch {
+	return &transactionBatch{im: im, ids: map[int64]struct{}{}, text: map[[2]int]string{},
+		txRows: max(1, maxParams/transactionColumns), itemRows: max(1, maxParams/itemColumns)}
+}
+
+// add queues t, the file's transaction at index, writing the batch first
+// if it is full or holds t's id.
+func (b *transactionBatch) add(t *afftrack.Transaction, index int) error {
+	if _, dup := b.ids[t.ID]; dup || len(b.txs) == b.txRows {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	if len(b.txs) == 0 {
+		b.first = index
+	}
+	b.last = index
+	b.txs = append(b.txs, t)
+	b.ids[t.ID] = struct{}{}
+	return nil
+}
+
+// flush writes the queued transactions.
+func (b *transactionBatch) flush() error {
+	if len(b.txs) == 0 {
+		return nil
+	}
+	if err := b.write(); err != nil {
+		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
+	}
+	b.txs = b.txs[:0]
+	clear(b.ids)
+	return nil
+}
+
+// Statement kinds, keys of transactionBatch.text.
+const (
+	stmtUpsertTransactions = iota
+	stmtStoredTransactions
+	stmtDeleteItems
+	stmtInsertItems
+)
+
+// statement returns the text of a statement kind for rows rows.
+func (b *transactionBatch) statement(kind, rows int) string {
+	if q, ok := b.text[[2]int{kind, rows}]; ok {
+		return q
+	}
+	var q string
+	switch kind {
+	case stmtUpsertTransactions:
+		q = insertTransactions + placeholders(rows, transactionColumns) + upsertTransactionsConflict
+	case stmtStoredTransactions:
+		q = `SELECT id FROM transactions WHERE id IN ` + placeholders(1, rows)
+	case stmtDeleteItems:
+		q = `DELETE FROM transaction_items WHERE transaction_id IN ` + placeholders(1, rows)
+	case stmtInsertItems:
+		q = insertItems + placeholders(rows, itemColumns)
+	}
+	b.text[[2]int{kind, rows}] = q
+	return q
+}
+
+func (b *transactionBatch) write() error {
+	stored, err := b.stored()
+	if err != nil {
+		return err
+	}
+	args := b.args[:0]
+	for _, t := range b.txs {
+		args = append(args, t.ID, t.MerchantID, toMillis(t.DateCreated), toMillis(t.DateModified),
+			toMillis(t.ConsumptionDate), toMillis(t.ValidationDate), t.AffiliateID, int64(t.TrafficType),
+			t.TrafficSource, int64(t.CreativeType), nullInt(t.CreativeID), nullText(t.CreativeName),
+			t.CustomerCountryCode, t.CustomerCountryName, t.CustomerIPAddress, int64(t.CustomerType), t.OrderID,
+			nullText(t.AdditionalNotes), int64(t.TrackingMethod), int64(t.SaleValue), int64(t.Commission),
+			int64(t.OverrideFee), t.ReportedCurrencyCode, t.ReportedCurrencyName, int64(t.ReportedSaleValue),
+			t.TrafficSourceApproved, int64(t.Status2), nullInt(t.InvoiceID), nullEnum(t.VoidReason),
+			nullEnum(t.AmendedReason), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName))
+	}
+	if err := b.im.exec(b.statement(stmtUpsertTransactions, len(b.txs)), args...); err != nil {
+		return err
+	}
+	// Items are replaced whole: a transaction that had more items before
+	// must not keep the extra ones.
+	if len(stored) > 0 {
+		args = args[:0]
+		for _, id := range stored {
+			args = append(args, id)
+		}
+		if err := b.im.exec(b.statement(stmtDeleteItems, len(stored)), args...); err != nil {
+			return err
+		}
+	}
+	args = args[:0]
+	rows := 0
+	for _, t := range b.txs {
+		for pos, it := range t.Items {
+			args = append(args, t.ID, int64(pos), it.Sku, it.Quantity, int64(it.ReportedSaleValue),
+				int64(it.SaleValue), int64(it.Commission), it.Name, it.Brand, it.Category,
+				nullText(it.CartItemReference), nullText(it.CartItemReference2), nullText(it.CartItemReference3),
+				nullText(it.CartItemReference4))
+			if rows++; rows == b.itemRows {
+				if err := b.im.exec(b.statement(stmtInsertItems, rows), args...); err != nil {
+					return err
+				}
+				args, rows = args[:0], 0
+			}
+		}
+	}
+	if rows > 0 {
+		if err := b.im.exec(b.statement(stmtInsertItems, rows), args...); err != nil {
+			return err
+		}
+	}
+	clear(args[:cap(args)]) // let the batch's strings go
+	b.args = args[:0]
+	return nil
+}
+
+// stored returns the ids of the batch that are stored already, before
+// this import or earlier in it: only their items need deleting, so a fresh
+// load deletes nothing. This matters beyond the saved statements: on
+// PostgreSQL a table filled in the import's own transaction has no
+// statistics, and a delete of a hundred ids from it is planned as a
+// sequential scan, which would make a large load quadratic. This lookup
+// goes through the primary key, which the planner knows is unique.
+func (b *transactionBatch) stored() ([]int64, error) {
+	st, err := b.im.stmt(b.statement(stmtStoredTransactions, len(b.txs)))
+	if err != nil {
+		return nil, err
+	}
+	args := b.args[:0]
+	for _, t := range b.txs {
+		args = append(args, t.ID)
+	}
+	rows, err := st.QueryContext(b.im.ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// placeholders returns rows parenthesised lists of cols parameters,
+// numbered from $1: "($1, $2), ($3, $4)".
+func placeholders(rows, cols int) string {
+	var b strings.Builder
+	n := 1
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			n++
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}

@@ -1,0 +1,72 @@
+package sqlstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
+)
+
+// benchTransactions returns n transactions of merchant 1 with two items
+// each, one a minute from 2024-01-01.
+func benchTransactions(b *testing.B, n int) []afftrack.TransactionRecord {
+	tmpl := transactionIn(b, fixture(b), 101)
+	start := dt(b, "2024-01-01")
+	recs := make([]afftrack.TransactionRecord, n)
+	for i := range recs {
+		tr := tmpl
+		tr.ID = int64(10_000 + i)
+		tr.DateCreated = start.Add(time.Duration(i) * time.Minute)
+		tr.DateModified = tr.DateCreated
+		recs[i] = afftrack.TransactionRecord{Transaction: tr}
+	}
+	return recs
+}
+
+// BenchmarkImport reports the import rate of transactions with two items.
+func BenchmarkImport(b *testing.B) {
+	const n = 5000
+	for _, backend := range storetest.Backends(b) {
+		b.Run(backend, func(b *testing.B) {
+			db := storetest.Open(b, backend)
+			mustImport(b, db, fixture(b))
+			d := &afftrack.Dataset{Transactions: benchTransactions(b, n)}
+			b.ResetTimer()
+			for b.Loop() {
+				mustImport(b, db, d)
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "transactions/s")
+		})
+	}
+}
+
+// BenchmarkFindTransactions reports the read rate of a month's list.
+func BenchmarkFindTransactions(b *testing.B) {
+	const n = 5000
+	for _, backend := range storetest.Backends(b) {
+		b.Run(backend, func(b *testing.B) {
+			db := storetest.Open(b, backend)
+			mustImport(b, db, fixture(b))
+			mustImport(b, db, &afftrack.Dataset{Transactions: benchTransactions(b, n)})
+			s := sqlstore.NewTransactionService(db)
+			f := afftrack.TransactionFilter{MerchantID: 1, From: dt(b, "2024-01-01"), To: dt(b, "2024-01-31")}
+			b.ResetTimer()
+			for b.Loop() {
+				count := 0
+				if err := s.FindTransactions(context.Background(), f, func(*afftrack.Transaction) error {
+					count++
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if count != n {
+					b.Fatalf("read %d transactions, want %d", count, n)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "transactions/s")
+		})
+	}
+}
