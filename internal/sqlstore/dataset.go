@@ -63,6 +63,9 @@ const (
 // The summary counts the records of each collection written, and the keys
 // added.
 func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftrack.ImportSummary, error) {
+	if d == nil {
+		d = &afftrack.Dataset{}
+	}
 	now := s.Now
 	if now == nil {
 		now = func() time.Time { return afftrack.WallClock(time.Now(), time.UTC) }
