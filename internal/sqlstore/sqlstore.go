@@ -62,9 +62,19 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return db, nil
 }
 
+// pingTimeout bounds a Ping whose context has no deadline, so a probe
+// never waits on an unreachable server for as long as TCP would.
+const pingTimeout = 5 * time.Second
+
 // Ping checks that the database answers a query. It gives up when ctx is
-// done, so a readiness probe with a deadline returns promptly.
+// done, or after pingTimeout if ctx has no deadline, so a readiness probe
+// returns promptly.
 func (db *DB) Ping(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, pingTimeout)
+		defer cancel()
+	}
 	var one int64
 	if err := db.sql.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
 		return fmt.Errorf("ping %s database: %w", db.dialect.name(), err)

@@ -315,7 +315,8 @@ VALUES `
 
 // transactionBatch collects checked transactions of an import and writes
 // them with multi-row statements: an upsert of the transactions, a delete
-// of their items, and inserts of their new items. A batch never holds two
+// of the items of those stored before, and inserts of the new items. A
+// batch never holds two
 // transactions of one id (the database could not apply both in one
 // statement), so a later duplicate flushes the batch first and then
 // replaces the earlier one, as the file's order says.
@@ -394,6 +395,7 @@ func (b *transactionBatch) statement(kind, rows int) string {
 	return q
 }
 
+// write upserts the batch's transactions and replaces their items.
 func (b *transactionBatch) write() error {
 	stored, err := b.stored()
 	if err != nil {
