@@ -17,6 +17,8 @@ import (
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/api"
 	"github.com/afftrack/afftrack/internal/demo"
+	"github.com/afftrack/afftrack/internal/keycache"
+	"github.com/afftrack/afftrack/internal/metrics"
 	"github.com/afftrack/afftrack/internal/ratelimit"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 )
@@ -35,6 +37,8 @@ type serveConfig struct {
 	Demo            bool
 	LogFormat       string
 	ShutdownTimeout time.Duration
+	KeyCacheTTL     time.Duration
+	MetricsAddr     string
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -52,6 +56,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Demo, "demo", false, "serve a demo data set from memory (ignores --db) and print its API keys")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to let requests in flight finish on SIGINT/SIGTERM")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", keycache.DefaultTTL, "how long a key lookup is reused; a revoked key or changed account applies within it (0: no cache)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics on this address only, e.g. an internal port (default: on --addr)")
 }
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
@@ -65,6 +71,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if cfg.Limits.PerMinute < 0 || cfg.Limits.PerDay < 0 || cfg.Limits.Concurrent < 0 {
 		return fmt.Errorf("%w: rate limits cannot be negative", errUsage)
+	}
+	if cfg.KeyCacheTTL < 0 {
+		return fmt.Errorf("%w: --key-cache-ttl cannot be negative", errUsage)
 	}
 	logger, err := newLogger(cfg.LogFormat, env.stderr)
 	if err != nil {
@@ -90,57 +99,116 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 
-	limiter, closeLimiter, err := newLimiter(ctx, cfg, logger)
+	m := metrics.New(logger)
+	if err := m.RegisterDB(db.SQL()); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	limiter, closeLimiter, err := newLimiter(ctx, cfg, logger, m.RateLimiterError)
 	if err != nil {
 		return err
 	}
 	defer closeLimiter()
 
-	server := api.NewServer(api.Config{
-		PublicURL:       cfg.PublicURL,
-		TrackingBaseURL: cfg.TrackingURL,
-		DefaultLimits:   cfg.Limits,
-	}, api.Services{
-		Accounts:     sqlstore.NewAccountService(db),
+	svc := api.Services{
+		// Every call authenticates; the cache keeps that off the
+		// database, at the price of changes taking up to the TTL to apply.
+		Accounts:     keycache.New(sqlstore.NewAccountService(db), keycache.Options{TTL: cfg.KeyCacheTTL}),
 		Transactions: sqlstore.NewTransactionService(db),
 		Banners:      sqlstore.NewBannerService(db),
 		Invoices:     sqlstore.NewInvoiceService(db),
 		RateLimiter:  limiter,
 		Ready:        db.Ping,
-	}, logger, time.Now)
+		Observer:     m,
+	}
+	if cfg.MetricsAddr == "" {
+		svc.Metrics = m.Handler()
+	}
+	server := api.NewServer(api.Config{
+		PublicURL:       cfg.PublicURL,
+		TrackingBaseURL: cfg.TrackingURL,
+		DefaultLimits:   cfg.Limits,
+	}, svc, logger, time.Now)
 
-	ln, err := net.Listen("tcp", cfg.Addr)
+	servers, err := listen(cfg, server.Handler(), m.Handler(), logger)
 	if err != nil {
 		return err
 	}
-	httpServer := &http.Server{
-		Handler:           server.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	served := make(chan error, len(servers))
+	for _, s := range servers {
+		go func() { served <- s.http.Serve(s.ln) }()
 	}
-	fmt.Fprintf(env.stdout, "afftrack listening on http://%s\n", ln.Addr())
-	logger.Info("listening", "addr", ln.Addr().String(), "db", redactDSN(dsn), "timezone", loc.String())
+	fmt.Fprintf(env.stdout, "afftrack listening on http://%s\n", servers[0].ln.Addr())
+	if len(servers) > 1 {
+		fmt.Fprintf(env.stdout, "afftrack metrics on http://%s/metrics\n", servers[1].ln.Addr())
+	}
+	logger.Info("listening", "addr", servers[0].ln.Addr().String(), "db", redactDSN(dsn), "timezone", loc.String(),
+		"key_cache_ttl", cfg.KeyCacheTTL.String())
 
-	served := make(chan error, 1)
-	go func() { served <- httpServer.Serve(ln) }()
 	select {
 	case err := <-served:
+		// One listener failed: the process cannot serve as configured.
+		for _, s := range servers {
+			s.http.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	// The API drains first, so the metrics can be scraped while it does.
+	for _, s := range servers {
+		if err := s.http.Shutdown(shutdownCtx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
 	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for range servers {
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// listening is an HTTP server and the listener it is to serve.
+type listening struct {
+	http *http.Server
+	ln   net.Listener
+}
+
+// listen opens the API's listener and, with --metrics-addr, a second one
+// that serves only /metrics, so the metrics can stay on an internal port
+// while the API faces the internet. The API's comes first.
+func listen(cfg serveConfig, apiHandler, metricsHandler http.Handler, logger *slog.Logger) ([]listening, error) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	servers := []listening{{http: newHTTPServer(apiHandler, logger), ln: ln}}
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("--metrics-addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metricsHandler)
+		servers = append(servers, listening{http: newHTTPServer(mux, logger), ln: mln})
+	}
+	return servers, nil
+}
+
+// newHTTPServer returns a server for h with timeouts that keep a slow or
+// idle client from holding a connection for ever.
+func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // openStore opens the database and applies pending migrations.
@@ -174,8 +242,9 @@ func loadDemo(ctx context.Context, db *sqlstore.DB, loc *time.Location, env *cli
 }
 
 // newLimiter returns the in-process limiter, or the Redis one (wrapped to
-// fail open or closed) when --redis is set.
-func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger) (afftrack.RateLimiter, func(), error) {
+// fail open or closed, calling onError on each failure) when --redis is
+// set.
+func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger, onError func()) (afftrack.RateLimiter, func(), error) {
 	if cfg.Redis == "" {
 		return ratelimit.NewMemory(), func() {}, nil
 	}
@@ -196,7 +265,7 @@ func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger) (afft
 		logger.Warn("redis is not answering; rate limits follow --rate-fail-closed until it does", "err", err)
 	}
 	inner := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: cfg.RedisPrefix, Logger: logger})
-	limiter := ratelimit.NewFailover(inner, cfg.RateFailClosed, logger, func() {}, time.Now)
+	limiter := ratelimit.NewFailover(inner, cfg.RateFailClosed, logger, onError, time.Now)
 	return limiter, func() { client.Close() }, nil
 }
 
