@@ -17,6 +17,7 @@ Usage:
   afftrack serve   [--addr 127.0.0.1:8080] [--db sqlite:afftrack.db] [--public-url URL] [--demo] ...
   afftrack import  [--db URL] [--timezone ZONE] FILE|-
   afftrack migrate [--db URL]
+  afftrack generate [--db URL] [--transactions 1000000] [--merchants 1000] [--affiliates 50000] [--seed 1] [--start 2024-01-01] [--days 366]
   afftrack account create merchant  --name NAME [--id N] [--avatar-url URL]
   afftrack account create affiliate --contact-name NAME [--business-name NAME] [--gst] [--id N]
   afftrack account show|suspend|close|reactivate merchant|affiliate ID
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runImport(ctx, env, args[1:])
 	case "migrate":
 		return runMigrate(ctx, env, args[1:])
+	case "generate":
+		return runGenerate(ctx, env, args[1:])
 	case "account":
 		return runAccount(ctx, env, args[1:])
 	case "key":
