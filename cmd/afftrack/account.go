@@ -18,7 +18,7 @@ func runAccount(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	verb, args := args[0], args[1:]
 	fs := flag.NewFlagSet("account "+verb, flag.ContinueOnError)
-	dsn := fs.String("db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL")
+	dsn := dbFlag(fs)
 	var m afftrack.Merchant
 	var a afftrack.Affiliate
 	var id int64
@@ -34,12 +34,11 @@ func runAccount(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, *dsn)
+	accounts, done, err := openAccounts(ctx, *dsn)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	accounts := sqlstore.NewAccountService(db)
+	defer done()
 
 	switch verb {
 	case "create":
@@ -113,18 +112,17 @@ func runKey(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	verb, args := args[0], args[1:]
 	fs := flag.NewFlagSet("key "+verb, flag.ContinueOnError)
-	dsn := fs.String("db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL")
+	dsn := dbFlag(fs)
 	label := fs.String("label", "", "create: a note saying what the key is for")
 	rest, err := env.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, *dsn)
+	accounts, done, err := openAccounts(ctx, *dsn)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	accounts := sqlstore.NewAccountService(db)
+	defer done()
 
 	switch verb {
 	case "create":
@@ -174,6 +172,15 @@ func printKeys(ctx context.Context, env *cliEnv, accounts *sqlstore.AccountServi
 		fmt.Fprintf(env.stdout, "  %s  created %s  %s  %s\n", k.ID, k.Created.Format("2006-01-02T15:04:05"), state, k.Label)
 	}
 	return nil
+}
+
+// openAccounts opens the database for an administration command.
+func openAccounts(ctx context.Context, dsn string) (*sqlstore.AccountService, func(), error) {
+	db, err := openStore(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sqlstore.NewAccountService(db), func() { db.Close() }, nil
 }
 
 // parseAccountRef reads "merchant|affiliate ID".

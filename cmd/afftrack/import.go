@@ -16,7 +16,7 @@ import (
 // first invalid record, nothing.
 func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	dsn := fs.String("db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL")
+	dsn := dbFlag(fs)
 	zone := fs.String("timezone", "UTC", "the network's time zone; zoned datetimes in the file are converted to it")
 	rest, err := env.parse(fs, args)
 	if err != nil {
@@ -59,7 +59,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 // runMigrate applies pending schema migrations and nothing else.
 func runMigrate(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	dsn := fs.String("db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL")
+	dsn := dbFlag(fs)
 	if rest, err := env.parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {

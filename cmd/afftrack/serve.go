@@ -43,7 +43,7 @@ type serveConfig struct {
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&c.DB, "db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL")
+	fs.StringVar(&c.DB, "db", defaultDB, dbUsage)
 	fs.StringVar(&c.PublicURL, "public-url", "http://localhost:8080", "public base URL; XML namespaces and tracking links derive from it")
 	fs.StringVar(&c.TrackingURL, "tracking-url", "", "tracking base URL for banner links (default PUBLIC-URL/t)")
 	fs.StringVar(&c.Timezone, "timezone", "UTC", "the network's time zone (IANA name)")
@@ -210,6 +210,15 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 }
+
+// The --db flag of every command that touches data.
+const (
+	defaultDB = "sqlite:afftrack.db"
+	dbUsage   = "database: sqlite:PATH or a postgres:// URL"
+)
+
+// dbFlag defines --db on fs.
+func dbFlag(fs *flag.FlagSet) *string { return fs.String("db", defaultDB, dbUsage) }
 
 // openStore opens the database and applies pending migrations.
 func openStore(ctx context.Context, dsn string) (*sqlstore.DB, error) {
