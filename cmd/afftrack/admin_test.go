@@ -39,7 +39,7 @@ func TestAdministeringAccountsAndKeys(t *testing.T) {
 
 	// Polling while the key cache catches up makes many calls: no rate
 	// limit, so only the account's state decides the status.
-	s := serve(t, "--db", dsn, "--rate-per-minute", "0", "--rate-per-day", "0")
+	s := serve(t, "--db", dsn, "--rate-per-minute", "0", "--rate-per-day", "0", "--key-cache-ttl", "0")
 	banners := "/V1/Affiliate/Banners?apiKey=" + secret
 	steps := []struct {
 		command []string
