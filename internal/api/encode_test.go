@@ -1,14 +1,11 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
-	"encoding/xml"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 )
@@ -27,6 +24,27 @@ func randomString(rng *rand.Rand) string {
 		b.WriteString(pieces[rng.IntN(len(pieces))])
 	}
 	return b.String()
+}
+
+// oneAtEveryPosition returns strings of plain letters of many lengths,
+// around and across the eight-byte words the escapers check at once, with
+// one piece (every ASCII byte, and runes and bytes beyond ASCII) at every
+// position: where a word-at-a-time scan can miss a byte, this finds it.
+func oneAtEveryPosition() []string {
+	var pieces []string
+	for c := range utf8.RuneSelf {
+		pieces = append(pieces, string(rune(c)))
+	}
+	pieces = append(pieces, "é", "€", "😀", "\u2028", "\u2029", "\ufffd", "\ufffe", "\uffff", "\xff", "\xc3", "\xe2\x80")
+	var out []string
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 17, 23, 24, 25, 31, 32, 33} {
+		for p := 0; p <= n; p++ {
+			for _, piece := range pieces {
+				out = append(out, strings.Repeat("a", p)+piece+strings.Repeat("b", n-p))
+			}
+		}
+	}
+	return out
 }
 
 func randomNullString(rng *rand.Rand) afftrack.Null[string] {
@@ -98,27 +116,8 @@ func randomInvoice(rng *rand.Rand) afftrack.Invoice {
 	return inv
 }
 
-func TestAppendDateTime(t *testing.T) {
-	tests := []struct {
-		in   time.Time
-		want string
-	}{
-		{time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), "2000-01-01T00:00:00.000"},
-		{time.Date(2024, 12, 31, 23, 59, 59, 999_999_999, time.UTC), "2024-12-31T23:59:59.999"},
-		{time.Date(1, 2, 3, 4, 5, 6, 7_000_000, time.UTC), "0001-02-03T04:05:06.007"},
-		{time.Date(999, 10, 11, 12, 13, 14, 50_000_000, time.UTC), "0999-10-11T12:13:14.050"},
-	}
-	for _, tt := range tests {
-		t.Run("formats "+tt.want, func(t *testing.T) {
-			if got := string(appendDateTime(nil, tt.in)); got != tt.want {
-				t.Errorf("appendDateTime = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestTransactionEncodersDoNotAllocate(t *testing.T) {
-	txs := fixtureTransactions()
+	txs := append(fixtureTransactions(), benchTransactions(benchSet)...)
 	buf := make([]byte, 0, 64<<10)
 	for _, enc := range []struct {
 		name string
@@ -137,58 +136,5 @@ func TestTransactionEncodersDoNotAllocate(t *testing.T) {
 				t.Errorf("%v allocations per run, want 0", allocs)
 			}
 		})
-	}
-}
-
-// benchTransactions are realistic rows: the fixtures' status patterns.
-func benchTransactions() []afftrack.Transaction { return fixtureTransactions()[:3] }
-
-func BenchmarkTransactionJSON(b *testing.B) {
-	txs := benchTransactions()
-	buf := make([]byte, 0, 16<<10)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		buf = appendTransactionJSON(buf[:0], &txs[i%len(txs)])
-	}
-	b.SetBytes(int64(len(buf)))
-}
-
-func BenchmarkTransactionJSONEncodingJSON(b *testing.B) {
-	var wire []jsonTransaction
-	for _, t := range benchTransactions() {
-		wire = append(wire, toJSONTransaction(&t))
-	}
-	enc := json.NewEncoder(io.Discard)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if err := enc.Encode(&wire[i%len(wire)]); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkTransactionXML(b *testing.B) {
-	txs := benchTransactions()
-	buf := make([]byte, 0, 16<<10)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		buf = appendTransactionXML(buf[:0], &txs[i%len(txs)], "")
-	}
-	b.SetBytes(int64(len(buf)))
-}
-
-func BenchmarkTransactionXMLEncodingXML(b *testing.B) {
-	var wire []xmlTransaction
-	for _, t := range benchTransactions() {
-		wire = append(wire, toXMLTransaction(&t, ""))
-	}
-	var out bytes.Buffer
-	enc := xml.NewEncoder(&out)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		out.Reset()
-		if err := enc.Encode(&wire[i%len(wire)]); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
