@@ -1,7 +1,7 @@
 package api
 
 import (
-	"strconv"
+	"math/bits"
 	"time"
 	"unicode/utf8"
 
@@ -12,34 +12,181 @@ import (
 // encoding/json or encoding/xml: the contract fixes every byte (field order,
 // fractional digits, null forms), and the transaction list is written one
 // row at a time into a reused buffer, so encoding must not allocate.
+//
+// They are also the service's hot path: a list is written as the store
+// reads it, so the encoders are built for speed. Text is scanned eight
+// bytes at a time and copied in one piece when nothing needs escaping,
+// which is nearly always; datetimes and amounts are formatted from their
+// integers with a two-digit table; constant markup is appended in as few
+// pieces as the format allows. The benchmarks in encode_bench_test.go
+// measure the result against encoding/json and encoding/xml.
 
 // xsiNamespace is the XML Schema instance namespace bound to the prefix i.
 const xsiNamespace = "http://www.w3.org/2001/XMLSchema-instance"
 
 const hexDigits = "0123456789abcdef"
 
-// jsonSafe marks the ASCII bytes a JSON string carries as they are; the
-// escaper's fast path is one table lookup per byte.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+// Byte-parallel ("SWAR") masks: every byte 0x01, every byte 0x80.
+const (
+	lsbs = 0x0101010101010101
+	msbs = 0x8080808080808080
+)
+
+// load64 reads s[0:8] as a little-endian word; the compiler makes it one
+// load.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// load32 reads s[0:4] as a little-endian word.
+func load32(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+}
+
+// short64 packs every byte of s, shorter than 8 bytes, into one word, so a
+// short string is checked in one step too: from 4 bytes on, two
+// overlapping 4-byte loads; below, the first, middle and last bytes
+// (which are all of them) padded with spaces. Bytes may repeat; positions
+// are lost.
+func short64(s string) uint64 {
+	switch n := len(s); {
+	case n >= 4:
+		return load32(s) | load32(s[n-4:])<<32
+	case n > 0:
+		return uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16 | 0x2020202020<<24
+	}
+	return 0x2020202020202020
+}
+
+// eq64 sets the top bit of each byte of x equal to c, provided x holds no
+// byte of 0x80 or more (the callers test for those separately and the
+// borrow can only raise bits above a real match).
+func eq64(x uint64, c byte) uint64 { return (x ^ lsbs*uint64(c)) - lsbs }
+
+// jsonSpecial64 is non-zero when the word x holds a byte that a JSON
+// string cannot carry as it is: a control character, '"', '\\', '<', '>',
+// '&', or a byte of a multi-byte rune (which may be U+2028, U+2029 or
+// invalid).
+//
+// The five characters take three comparisons: '"' (0x22) and '&' (0x26)
+// are the only bytes that equal 0x26 once bit 2 is set, '<' (0x3C) and '>'
+// (0x3E) the only ones that equal 0x3E once bit 1 is set.
+func jsonSpecial64(x uint64) uint64 {
+	return (x | (x - lsbs*0x20) | eq64(x|lsbs*0x04, '&') | eq64(x|lsbs*0x02, '>') | eq64(x, '\\')) & msbs
+}
+
+// xmlSpecial64 is non-zero when the word x holds a byte XML character data
+// may not carry as it is, or might not: a control character (tab and LF are
+// sorted out byte by byte), '&', '<', '>', '"' (for attributes), or a byte
+// of a multi-byte rune (which may be U+FFFE, U+FFFF or invalid).
+//
+// As in jsonSpecial64, the four characters take two comparisons.
+func xmlSpecial64(x uint64) uint64 {
+	return (x | (x - lsbs*0x20) | eq64(x|lsbs*0x04, '&') | eq64(x|lsbs*0x02, '>')) & msbs
+}
+
+// jsonSafe marks the bytes a JSON string carries as they are; bytes of
+// multi-byte runes are not marked, so they take the slow path.
+var jsonSafe = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
 	return t
 }()
 
+// xmlSafe marks the bytes XML text carries as they are in text and in
+// attributes; the double quote, safe in text only, takes the slow path.
+var xmlSafe = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = (c >= 0x20 || c == '\t' || c == '\n') && c != '&' && c != '<' && c != '>' && c != '"'
+	}
+	return t
+}()
+
+// jsonSafePrefix returns the length of the longest prefix of s that a JSON
+// string carries unchanged, up to the first byte that is not ASCII. It
+// checks eight bytes at a time, the last eight overlapping the ones before
+// them, and finds the first byte to escape in a flagged word from its
+// lowest flag, which is exact (a borrow only ever raises flags above a
+// real one).
+func jsonSafePrefix(s string) int {
+	n := len(s)
+	if n < 8 {
+		if jsonSpecial64(short64(s)) == 0 {
+			return n
+		}
+		i := 0
+		for i < n && jsonSafe[s[i]] {
+			i++
+		}
+		return i
+	}
+	i := 0
+	for ; n-i > 8; i += 8 {
+		if m := jsonSpecial64(load64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	if m := jsonSpecial64(load64(s[n-8:])); m != 0 {
+		return n - 8 + bits.TrailingZeros64(m)/8
+	}
+	return n
+}
+
+// xmlSafePrefix is jsonSafePrefix for XML text.
+func xmlSafePrefix(s string) int {
+	n := len(s)
+	if n < 8 {
+		if xmlSpecial64(short64(s)) == 0 {
+			return n
+		}
+		i := 0
+		for i < n && xmlSafe[s[i]] {
+			i++
+		}
+		return i
+	}
+	i := 0
+	for ; n-i > 8; i += 8 {
+		if m := xmlSpecial64(load64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	if m := xmlSpecial64(load64(s[n-8:])); m != 0 {
+		return n - 8 + bits.TrailingZeros64(m)/8
+	}
+	return n
+}
+
 // appendJSONString appends s as a JSON string, escaped exactly as
 // encoding/json does with HTML escaping on: the output is safe inside a
 // <script>, which JSONP needs, and invalid UTF-8 becomes U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendJSONText(b, s)
+	return append(b, '"')
+}
+
+// appendJSONText appends the inside of appendJSONString's string: s
+// escaped, without the quotes, so callers can merge the quotes into the
+// constant text around it.
+func appendJSONText(b []byte, s string) []byte {
+	if i := jsonSafePrefix(s); i < len(s) {
+		return appendJSONEscaped(b, s, i)
+	}
+	return append(b, s...)
+}
+
+// appendJSONEscaped is appendJSONText's slow path, for s whose first i
+// bytes need no escape and whose byte i may.
+func appendJSONEscaped(b []byte, s string, i int) []byte {
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -59,27 +206,23 @@ func appendJSONString(b []byte, s string) []byte {
 			}
 			i++
 			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				start = i + size
+			case r == '\u2028' || r == '\u2029':
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+				start = i + size
+			}
 			i += size
-			start = i
-			continue
 		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+		i += jsonSafePrefix(s[i:])
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 // appendJSONNullString appends a nullable string: the string, or null.
@@ -95,74 +238,7 @@ func appendJSONNullInt(b []byte, v afftrack.Null[int64]) []byte {
 	if !v.Valid {
 		return append(b, "null"...)
 	}
-	return strconv.AppendInt(b, v.Value, 10)
-}
-
-// appendJSONEnum appends an enumeration value's name, or null when the
-// value is zero, which the nullable enumerations use for null.
-func appendJSONEnum(b []byte, zero bool, name string) []byte {
-	if zero {
-		return append(b, "null"...)
-	}
-	return appendJSONString(b, name)
-}
-
-// appendJSONBool appends true or false.
-func appendJSONBool(b []byte, v bool) []byte {
-	if v {
-		return append(b, "true"...)
-	}
-	return append(b, "false"...)
-}
-
-// appendDateTime appends t as the contract's datetime,
-// YYYY-MM-DDThh:mm:ss.fff: always three fractional digits and no zone,
-// as t already carries the network's wall clock.
-func appendDateTime(b []byte, t time.Time) []byte {
-	year, month, day := t.Date()
-	hour, min, sec := t.Clock()
-	if year < 0 {
-		b = append(b, '-')
-		year = -year
-	}
-	if year < 1000 {
-		b = append(b, '0')
-		if year < 100 {
-			b = append(b, '0')
-			if year < 10 {
-				b = append(b, '0')
-			}
-		}
-	}
-	b = strconv.AppendInt(b, int64(year), 10)
-	b = append(b, '-')
-	b = append2(b, int(month))
-	b = append(b, '-')
-	b = append2(b, day)
-	b = append(b, 'T')
-	b = append2(b, hour)
-	b = append(b, ':')
-	b = append2(b, min)
-	b = append(b, ':')
-	b = append2(b, sec)
-	ms := t.Nanosecond() / 1e6
-	return append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-}
-
-// append2 appends a value below 100 as two digits.
-func append2(b []byte, v int) []byte {
-	return append(b, byte('0'+v/10), byte('0'+v%10))
-}
-
-// appendMoney appends a transaction- or invoice-level amount with four
-// fractional digits.
-func appendMoney(b []byte, m afftrack.Money) []byte {
-	return afftrack.AppendFixed(b, int64(m), afftrack.MoneyScale)
-}
-
-// appendItemMoney appends an item-level amount with two fractional digits.
-func appendItemMoney(b []byte, m afftrack.ItemMoney) []byte {
-	return afftrack.AppendFixed(b, int64(m), afftrack.ItemMoneyScale)
+	return appendInt(b, v.Value)
 }
 
 // appendXMLText appends s as XML character data. Besides the markup
@@ -171,8 +247,17 @@ func appendItemMoney(b []byte, m afftrack.ItemMoney) []byte {
 // characters, U+FFFE, U+FFFF, invalid UTF-8) with U+FFFD so the document
 // always parses. attr also escapes the double quote, for attribute values.
 func appendXMLText(b []byte, s string, attr bool) []byte {
+	if i := xmlSafePrefix(s); i < len(s) {
+		return appendXMLEscaped(b, s, attr, i)
+	}
+	return append(b, s...)
+}
+
+// appendXMLEscaped is appendXMLText's slow path, for s whose first i bytes
+// need no escape and whose byte i may.
+func appendXMLEscaped(b []byte, s string, attr bool, i int) []byte {
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			var esc string
@@ -189,25 +274,23 @@ func appendXMLText(b []byte, s string, attr bool) []byte {
 				esc = "&#xD;"
 			case c < 0x20 && c != '\n' && c != '\t':
 				esc = "\uFFFD"
-			default:
-				i++
-				continue
 			}
-			b = append(b, s[start:i]...)
-			b = append(b, esc...)
+			if esc != "" {
+				b = append(b, s[start:i]...)
+				b = append(b, esc...)
+				start = i + 1
+			}
 			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r == 0xFFFE || r == 0xFFFF {
-			b = append(b, s[start:i]...)
-			b = append(b, "\uFFFD"...)
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if (r == utf8.RuneError && size == 1) || r == 0xFFFE || r == 0xFFFF {
+				b = append(b, s[start:i]...)
+				b = append(b, "\uFFFD"...)
+				start = i + size
+			}
 			i += size
-			start = i
-			continue
 		}
-		i += size
+		i += xmlSafePrefix(s[i:])
 	}
 	return append(b, s[start:]...)
 }
@@ -247,42 +330,10 @@ func appendXMLString(b []byte, name, s string) []byte {
 	return appendXMLClose(b, name)
 }
 
-// appendXMLNullString appends an element holding nullable text.
-func appendXMLNullString(b []byte, name string, s afftrack.Null[string]) []byte {
-	if !s.Valid {
-		return appendXMLNil(b, name)
-	}
-	return appendXMLString(b, name, s.Value)
-}
-
 // appendXMLInt appends an element holding an integer.
 func appendXMLInt(b []byte, name string, v int64) []byte {
 	b = appendXMLOpen(b, name, "")
-	b = strconv.AppendInt(b, v, 10)
-	return appendXMLClose(b, name)
-}
-
-// appendXMLNullInt appends an element holding a nullable integer.
-func appendXMLNullInt(b []byte, name string, v afftrack.Null[int64]) []byte {
-	if !v.Valid {
-		return appendXMLNil(b, name)
-	}
-	return appendXMLInt(b, name, v.Value)
-}
-
-// appendXMLEnum appends an element holding an enumeration value's name, or
-// its null form when the value is zero.
-func appendXMLEnum(b []byte, name string, zero bool, value string) []byte {
-	if zero {
-		return appendXMLNil(b, name)
-	}
-	return appendXMLString(b, name, value)
-}
-
-// appendXMLBool appends an element holding true or false.
-func appendXMLBool(b []byte, name string, v bool) []byte {
-	b = appendXMLOpen(b, name, "")
-	b = appendJSONBool(b, v)
+	b = appendInt(b, v)
 	return appendXMLClose(b, name)
 }
 
@@ -300,9 +351,80 @@ func appendXMLMoney(b []byte, name string, m afftrack.Money) []byte {
 	return appendXMLClose(b, name)
 }
 
-// appendXMLItemMoney appends an element holding a two-digit amount.
-func appendXMLItemMoney(b []byte, name string, m afftrack.ItemMoney) []byte {
-	b = appendXMLOpen(b, name, "")
-	b = appendItemMoney(b, m)
-	return appendXMLClose(b, name)
+// xmlElement holds the three constant forms of one element, built once so
+// a hot encoder appends each in one piece.
+type xmlElement struct {
+	open, close, null string
+}
+
+// newXMLElement returns the forms of the element called name.
+func newXMLElement(name string) xmlElement {
+	return xmlElement{open: "<" + name + ">", close: "</" + name + ">", null: "<" + name + ` i:nil="true" />`}
+}
+
+// appendXMLNullText appends an element holding nullable text.
+func appendXMLNullText(b []byte, e *xmlElement, s afftrack.Null[string]) []byte {
+	if !s.Valid {
+		return append(b, e.null...)
+	}
+	b = append(b, e.open...)
+	b = appendXMLText(b, s.Value, false)
+	return append(b, e.close...)
+}
+
+// appendXMLNullInt appends an element holding a nullable integer.
+func appendXMLNullInt(b []byte, e *xmlElement, v afftrack.Null[int64]) []byte {
+	if !v.Valid {
+		return append(b, e.null...)
+	}
+	b = append(b, e.open...)
+	b = appendInt(b, v.Value)
+	return append(b, e.close...)
+}
+
+// enumForms holds the encoded form of each value of an enumeration, so an
+// encoder appends a precomputed string instead of looking the name up and
+// escaping it. The last entry is the form of every value past the names
+// (an empty name, as their String methods give).
+type enumForms []string
+
+// newEnumForms encodes each value of an enumeration whose String method is
+// name, with form, up to and including the first value past the names.
+func newEnumForms(name func(uint8) string, form func(v uint8, name string) string) enumForms {
+	var f enumForms
+	for v := 0; v < 256; v++ {
+		n := name(uint8(v))
+		f = append(f, form(uint8(v), n))
+		if v > 0 && n == "" {
+			break
+		}
+	}
+	return f
+}
+
+// of returns the form of v.
+func (f enumForms) of(v uint8) string { return f[min(int(v), len(f)-1)] }
+
+// jsonEnumForm writes an enumeration value as a JSON string after key, the
+// constant text before it. nullable makes zero null, as it is for the
+// enumerations that may be null.
+func jsonEnumForm(key string, nullable bool) func(uint8, string) string {
+	return func(v uint8, name string) string {
+		if nullable && v == 0 {
+			return key + "null"
+		}
+		return key + string(appendJSONString(nil, name))
+	}
+}
+
+// xmlEnumForm writes an enumeration value as a whole element. nullable
+// makes zero the element's null form.
+func xmlEnumForm(element string, nullable bool) func(uint8, string) string {
+	e := newXMLElement(element)
+	return func(v uint8, name string) string {
+		if nullable && v == 0 {
+			return e.null
+		}
+		return e.open + string(appendXMLText(nil, name, false)) + e.close
+	}
 }

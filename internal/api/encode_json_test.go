@@ -193,6 +193,30 @@ func TestAppendJSONStringEscapesExactlyAsEncodingJSON(t *testing.T) {
 	}
 }
 
+func TestAppendJSONStringFindsEveryEscapeWherever(t *testing.T) {
+	for _, s := range oneAtEveryPosition() {
+		want := marshalJSON(t, s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain text of some length", `a"b\\c<d>e&f`, "\x00\x1f\x7f\n", "\u2028\u2029", "\xff\xc3(", "日本😀\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got[1:], want)
+		}
+	})
+}
+
 func TestJSONEncodersAgreeWithEncodingJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	txs := fixtureTransactions()

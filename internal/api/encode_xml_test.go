@@ -242,6 +242,67 @@ func TestXMLEncodersDecodeWithEncodingXML(t *testing.T) {
 	}
 }
 
+// referenceXMLText is appendXMLText written the obvious way, a rune at a
+// time, to check the word-at-a-time one against.
+func referenceXMLText(s string, attr bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == 0xFFFE, r == 0xFFFF, r < 0x20 && r != '\t' && r != '\n' && r != '\r':
+			b.WriteRune(utf8.RuneError)
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '"' && attr:
+			b.WriteString("&quot;")
+		case r == '\r':
+			b.WriteString("&#xD;")
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func TestAppendXMLTextFindsEveryEscapeWherever(t *testing.T) {
+	for _, s := range oneAtEveryPosition() {
+		for _, attr := range []bool{false, true} {
+			if got, want := string(appendXMLText(nil, s, attr)), referenceXMLText(s, attr); got != want {
+				t.Fatalf("appendXMLText(%q, %v) = %q, want %q", s, attr, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAppendXMLText(f *testing.F) {
+	for _, s := range []string{"", "plain text of some length", `a"b'c<d>e&f`, "\x00\x1f\x7f\r\n\t", "\ufffe\uffff", "\xff\xc3(", "日本😀\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, attr := range []bool{false, true} {
+			got := appendXMLText([]byte("x"), s, attr)
+			if want := referenceXMLText(s, attr); string(got[1:]) != want {
+				t.Fatalf("appendXMLText(%q, %v) = %q, want %q", s, attr, got[1:], want)
+			}
+		}
+		// And a parser reads the text back as the contract promises.
+		var back struct {
+			Text string `xml:",chardata"`
+		}
+		if err := xml.Unmarshal(append(append([]byte("<a>"), appendXMLText(nil, s, false)...), "</a>"...), &back); err != nil {
+			t.Fatalf("appendXMLText(%q) does not parse: %v", s, err)
+		}
+		if want := validXML(s); back.Text != want {
+			t.Fatalf("appendXMLText(%q) reads back as %q, want %q", s, back.Text, want)
+		}
+	})
+}
+
 func TestXMLTextEscaping(t *testing.T) {
 	tests := []struct {
 		name string
