@@ -30,24 +30,24 @@ func appendDateTime(b []byte, t time.Time) []byte {
 	ms := uint32(t.Nanosecond()) / 1e6
 
 	n := len(b)
-	b = grow(b, 23)[:n+23]
+	b = grow(b, 23)
 	d := b[n : n+23]
-	*(*[2]byte)(d[0:]) = pairs[year/100]
-	*(*[2]byte)(d[2:]) = pairs[year%100]
+	*(*[2]byte)(d[0:]) = pairs[uint8(year/100)]
+	*(*[2]byte)(d[2:]) = pairs[uint8(year%100)]
 	d[4] = '-'
-	*(*[2]byte)(d[5:]) = pairs[month]
+	*(*[2]byte)(d[5:]) = pairs[uint8(month)]
 	d[7] = '-'
-	*(*[2]byte)(d[8:]) = pairs[day]
+	*(*[2]byte)(d[8:]) = pairs[uint8(day)]
 	d[10] = 'T'
-	*(*[2]byte)(d[11:]) = pairs[minutes/60]
+	*(*[2]byte)(d[11:]) = pairs[uint8(minutes/60)]
 	d[13] = ':'
-	*(*[2]byte)(d[14:]) = pairs[minutes%60]
+	*(*[2]byte)(d[14:]) = pairs[uint8(minutes%60)]
 	d[16] = ':'
-	*(*[2]byte)(d[17:]) = pairs[sod%60]
+	*(*[2]byte)(d[17:]) = pairs[uint8(sod%60)]
 	d[19] = '.'
 	d[20] = byte('0' + ms/100)
-	*(*[2]byte)(d[21:]) = pairs[ms%100]
-	return b
+	*(*[2]byte)(d[21:]) = pairs[uint8(ms%100)]
+	return b[:n+23]
 }
 
 // civilDate returns the proleptic Gregorian date of a day counted from
@@ -113,6 +113,6 @@ func appendDateTimeSlow(b []byte, t time.Time) []byte {
 
 // append2 appends a value below 100 as two digits.
 func append2(b []byte, v int) []byte {
-	p := pairs[v]
+	p := pairs[uint8(v)]
 	return append(b, p[0], p[1])
 }
