@@ -46,21 +46,6 @@ func load32(s string) uint64 {
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
-// short64 packs every byte of s, shorter than 8 bytes, into one word, so a
-// short string is checked in one step too: from 4 bytes on, two
-// overlapping 4-byte loads; below, the first, middle and last bytes
-// (which are all of them) padded with spaces. Bytes may repeat; positions
-// are lost.
-func short64(s string) uint64 {
-	switch n := len(s); {
-	case n >= 4:
-		return load32(s) | load32(s[n-4:])<<32
-	case n > 0:
-		return uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16 | 0x2020202020<<24
-	}
-	return 0x2020202020202020
-}
-
 // eq64 sets the top bit of each byte of x equal to c, provided x holds no
 // byte of 0x80 or more (the callers test for those separately and the
 // borrow can only raise bits above a real match).
@@ -108,57 +93,34 @@ var xmlSafe = func() (t [256]bool) {
 
 // jsonSafePrefix returns the length of the longest prefix of s that a JSON
 // string carries unchanged, up to the first byte that is not ASCII. It
-// checks eight bytes at a time, the last eight overlapping the ones before
-// them, and finds the first byte to escape in a flagged word from its
-// lowest flag, which is exact (a borrow only ever raises flags above a
-// real one).
+// checks eight bytes at a time and finds the first byte to escape in a
+// flagged word from its lowest flag, which is exact (a borrow only ever
+// raises flags above a real one).
 func jsonSafePrefix(s string) int {
-	n := len(s)
-	if n < 8 {
-		if jsonSpecial64(short64(s)) == 0 {
-			return n
-		}
-		i := 0
-		for i < n && jsonSafe[s[i]] {
-			i++
-		}
-		return i
-	}
 	i := 0
-	for ; n-i > 8; i += 8 {
+	for ; len(s)-i >= 8; i += 8 {
 		if m := jsonSpecial64(load64(s[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	if m := jsonSpecial64(load64(s[n-8:])); m != 0 {
-		return n - 8 + bits.TrailingZeros64(m)/8
+	for i < len(s) && jsonSafe[s[i]] {
+		i++
 	}
-	return n
+	return i
 }
 
 // xmlSafePrefix is jsonSafePrefix for XML text.
 func xmlSafePrefix(s string) int {
-	n := len(s)
-	if n < 8 {
-		if xmlSpecial64(short64(s)) == 0 {
-			return n
-		}
-		i := 0
-		for i < n && xmlSafe[s[i]] {
-			i++
-		}
-		return i
-	}
 	i := 0
-	for ; n-i > 8; i += 8 {
+	for ; len(s)-i >= 8; i += 8 {
 		if m := xmlSpecial64(load64(s[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	if m := xmlSpecial64(load64(s[n-8:])); m != 0 {
-		return n - 8 + bits.TrailingZeros64(m)/8
+	for i < len(s) && xmlSafe[s[i]] {
+		i++
 	}
-	return n
+	return i
 }
 
 // appendJSONString appends s as a JSON string, escaped exactly as
@@ -173,11 +135,29 @@ func appendJSONString(b []byte, s string) []byte {
 // appendJSONText appends the inside of appendJSONString's string: s
 // escaped, without the quotes, so callers can merge the quotes into the
 // constant text around it.
+//
+// Nearly every string needs no escape, so the whole of s is checked first,
+// in line, and copied in one piece: eight bytes at a time, the last eight
+// overlapping the ones before them; a shorter string as one word, of two
+// overlapping 4-byte loads or, below 4 bytes, its first, middle and last
+// bytes (which are all of them) padded with spaces.
 func appendJSONText(b []byte, s string) []byte {
-	if i := jsonSafePrefix(s); i < len(s) {
-		return appendJSONEscaped(b, s, i)
+	var m uint64
+	switch n := len(s); {
+	case n >= 8:
+		for i := 0; n-i > 8 && m == 0; i += 8 {
+			m = jsonSpecial64(load64(s[i:]))
+		}
+		m |= jsonSpecial64(load64(s[n-8:]))
+	case n >= 4:
+		m = jsonSpecial64(load32(s) | load32(s[n-4:])<<32)
+	case n > 0:
+		m = jsonSpecial64(uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16 | 0x2020202020<<24)
 	}
-	return append(b, s...)
+	if m == 0 {
+		return append(b, s...)
+	}
+	return appendJSONEscaped(b, s, jsonSafePrefix(s))
 }
 
 // appendJSONEscaped is appendJSONText's slow path, for s whose first i
@@ -246,11 +226,25 @@ func appendJSONNullInt(b []byte, v afftrack.Null[int64]) []byte {
 // LF, and it replaces what XML 1.0 cannot carry at all (most control
 // characters, U+FFFE, U+FFFF, invalid UTF-8) with U+FFFD so the document
 // always parses. attr also escapes the double quote, for attribute values.
+//
+// As in appendJSONText, the whole of s is checked first, in line.
 func appendXMLText(b []byte, s string, attr bool) []byte {
-	if i := xmlSafePrefix(s); i < len(s) {
-		return appendXMLEscaped(b, s, attr, i)
+	var m uint64
+	switch n := len(s); {
+	case n >= 8:
+		for i := 0; n-i > 8 && m == 0; i += 8 {
+			m = xmlSpecial64(load64(s[i:]))
+		}
+		m |= xmlSpecial64(load64(s[n-8:]))
+	case n >= 4:
+		m = xmlSpecial64(load32(s) | load32(s[n-4:])<<32)
+	case n > 0:
+		m = xmlSpecial64(uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16 | 0x2020202020<<24)
 	}
-	return append(b, s...)
+	if m == 0 {
+		return append(b, s...)
+	}
+	return appendXMLEscaped(b, s, attr, xmlSafePrefix(s))
 }
 
 // appendXMLEscaped is appendXMLText's slow path, for s whose first i bytes
