@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/afftrack/afftrack/internal/generate"
+)
+
+// scenario is one kind of request the benchmark measures.
+type scenario struct {
+	Name   string
+	Path   string  // path and query, with the merchant's key
+	Target float64 // the least ratio to the baseline's requests/s; 0 for none
+}
+
+// scenarios returns the issue's three scenarios for the generated network.
+func scenarios(s generate.Summary) []scenario {
+	day := s.Day.Format(time.DateOnly)
+	return []scenario{
+		{Name: "lookup by id", Target: 0.50,
+			Path: fmt.Sprintf("/V1/Merchant/Transactions/%d?apiKey=%s", s.LookupID, s.Mid.Key)},
+		{Name: fmt.Sprintf("one-day list (%d tx)", s.DayTransactions), Target: 0.35,
+			Path: fmt.Sprintf("/V1/Merchant/Transactions?apiKey=%s&fromDate=%s&toDate=%s", s.Mid.Key, day, day)},
+		{Name: fmt.Sprintf("one-month list (%d tx)", s.MonthTransactions),
+			Path: fmt.Sprintf("/V1/Merchant/Transactions?apiKey=%s&fromDate=%s&toDate=%s", s.Largest.Key,
+				s.Month.Format(time.DateOnly), s.MonthEnd.Format(time.DateOnly))},
+	}
+}
+
+// format is a response format and the Accept header that asks for it.
+type format struct{ Name, Accept string }
+
+var formats = []format{{"JSON", "application/json"}, {"XML", "application/xml"}}
+
+// backend is a database afftrack is measured on.
+type backend struct {
+	Name     string // sqlite or postgres
+	DSN      string
+	LoadRate string // `afftrack generate`'s rate line; "" when the database was reused
+}
+
+// bench is one run of the benchmark.
+type bench struct {
+	cfg      *config
+	wrk      *wrk
+	bin      string // the afftrack command
+	dir      string // temporary files
+	progress io.Writer
+	summary  generate.Summary
+	rows     []row
+}
+
+// run runs the whole benchmark and reports to stdout (and cfg.Out);
+// progress goes to stderr.
+func run(ctx context.Context, cfg *config, cmdline string, stdout, stderr io.Writer) (err error) {
+	w, err := findWrk()
+	if err != nil {
+		return err
+	}
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "afftrack-load-")
+	if err != nil {
+		return err
+	}
+	if cfg.Keep {
+		fmt.Fprintln(stderr, "load: keeping temporary files in", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	b := &bench{cfg: cfg, wrk: w, dir: dir, progress: stderr}
+	fmt.Fprintln(stderr, "load: building afftrack")
+	if b.bin, err = buildAfftrack(ctx, root, dir); err != nil {
+		return err
+	}
+	// The generator is deterministic: running it here, without a store,
+	// names the same targets `afftrack generate` wrote, reused or not.
+	if b.summary, err = plan(cfg.Network); err != nil {
+		return err
+	}
+	backends, cleanup, err := b.prepare(ctx)
+	defer func() {
+		if cerr := cleanup(); err == nil {
+			err = cerr
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	for _, be := range backends {
+		if err := b.measureBackend(ctx, be); err != nil {
+			return err
+		}
+	}
+	rep := &report{cfg: cfg, summary: b.summary, backends: backends, rows: b.rows, cmdline: cmdline,
+		machine: describeMachine(), commit: describeCommit(ctx, root), wrk: w.version(ctx), at: time.Now().UTC()}
+	rep.writeText(stdout)
+	if cfg.Out != "" {
+		if err := os.WriteFile(cfg.Out, []byte(rep.markdown()), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "load: wrote", cfg.Out)
+	}
+	return nil
+}
+
+// plan generates the network without storing it and returns its summary.
+func plan(cfg generate.Config) (generate.Summary, error) {
+	g, err := generate.New(cfg)
+	if err != nil {
+		return generate.Summary{}, err
+	}
+	for g.Next() != nil {
+	}
+	return g.Summary(), nil
+}
+
+// prepare generates (or takes) the databases to measure. cleanup removes
+// what prepare created, and is never nil.
+func (b *bench) prepare(ctx context.Context) (backends []backend, cleanup func() error, err error) {
+	var drops []func() error
+	cleanup = func() error {
+		var errs []error
+		for _, drop := range drops {
+			errs = append(errs, drop())
+		}
+		return errors.Join(errs...)
+	}
+	cfg := b.cfg
+	if !cfg.NoSQLite {
+		be := backend{Name: "sqlite", DSN: "sqlite:" + cfg.Reuse}
+		if cfg.Reuse == "" {
+			path := cfg.SQLite
+			if path == "" {
+				path = filepath.Join(b.dir, "afftrack.db")
+			}
+			be.DSN = "sqlite:" + path
+			fmt.Fprintln(b.progress, "load: generating the network into", path)
+			if be.LoadRate, err = runGenerate(ctx, b.bin, be.DSN, cfg.Network, b.progress); err != nil {
+				return nil, cleanup, err
+			}
+		}
+		backends = append(backends, be)
+	}
+	switch {
+	case cfg.ReusePostgres != "":
+		backends = append(backends, backend{Name: "postgres", DSN: cfg.ReusePostgres})
+	case cfg.Postgres != "":
+		dsn, drop, err := postgresSchema(ctx, cfg.Postgres)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		if cfg.Keep {
+			fmt.Fprintln(b.progress, "load: keeping the PostgreSQL database", redact(dsn))
+		} else {
+			drops = append(drops, drop)
+		}
+		be := backend{Name: "postgres", DSN: dsn}
+		fmt.Fprintln(b.progress, "load: generating the network into PostgreSQL", redact(dsn))
+		if be.LoadRate, err = runGenerate(ctx, b.bin, dsn, cfg.Network, b.progress); err != nil {
+			return nil, cleanup, err
+		}
+		backends = append(backends, be)
+	}
+	return backends, cleanup, nil
+}
+
+// measureBackend serves the backend's database and measures every
+// scenario and format on it.
+func (b *bench) measureBackend(ctx context.Context, be backend) error {
+	srv, err := startServer(ctx, b.bin, be.DSN, filepath.Join(b.dir, "serve-"+be.Name+".log"))
+	if err != nil {
+		return err
+	}
+	defer srv.kill()
+	for _, sc := range scenarios(b.summary) {
+		for _, f := range formats {
+			name := sc.Name + " " + f.Name + " " + be.Name
+			if b.cfg.Only != nil && !b.cfg.Only.MatchString(name) {
+				continue
+			}
+			fmt.Fprintln(b.progress, "load: measuring", name)
+			r, err := b.measure(ctx, srv, be.Name, sc, f)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			b.rows = append(b.rows, r)
+		}
+	}
+	return srv.stop()
+}
+
+// measure runs one scenario and format against afftrack and against a
+// baseline serving a body of the same size.
+func (b *bench) measure(ctx context.Context, srv *server, backendName string, sc scenario, f format) (row, error) {
+	r := row{Scenario: sc.Name, Format: f.Name, Backend: backendName, Target: sc.Target}
+	url := srv.base + sc.Path
+	accept := "Accept: " + f.Accept
+	body, contentType, err := fetch(ctx, url, f.Accept)
+	if err != nil {
+		return r, fmt.Errorf("%w; the database does not hold the network these flags generate (see --reuse)", err)
+	}
+	r.BodyBytes = len(body)
+	warm := b.cfg.Load
+	warm.Duration = b.cfg.Warmup
+	if err := srv.clearLog(); err != nil {
+		return r, err
+	}
+	if warm.Duration >= time.Second {
+		if _, err := b.wrk.run(ctx, warm, url, accept); err != nil {
+			return r, err
+		}
+	}
+	var prof *perfRun
+	if b.cfg.Perf != "" {
+		if prof, err = startPerf(ctx, b.cfg.Perf, r.fileName(), srv.pid(), b.cfg.Load.Duration); err != nil {
+			return r, err
+		}
+	}
+	r.Afftrack, err = b.wrk.run(ctx, b.cfg.Load, url, accept)
+	if prof != nil {
+		if perr := prof.finish(ctx); err == nil {
+			err = perr
+		}
+		r.Profile = prof.top
+	}
+	if err != nil {
+		return r, err
+	}
+	if r.Afftrack.failed() {
+		r.Note = fmt.Sprintf("afftrack: %d non-2xx, %d socket errors; server log:\n%s",
+			r.Afftrack.Non2xx, r.Afftrack.SocketErrors, srv.logTail())
+	}
+
+	base, err := startBaseline(body, contentType)
+	if err != nil {
+		return r, err
+	}
+	defer base.stop()
+	if warm.Duration >= time.Second {
+		if _, err := b.wrk.run(ctx, warm, base.url, accept); err != nil {
+			return r, err
+		}
+	}
+	if r.Baseline, err = b.wrk.run(ctx, b.cfg.Load, base.url, accept); err != nil {
+		return r, err
+	}
+	return r, base.stop()
+}
+
+// fetch gets url once with the given Accept header and returns the body
+// and its Content-Type; anything but a 200 is an error.
+func fetch(ctx context.Context, url, accept string) ([]byte, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("GET %s: %s: %.300s", redactKey(url), resp.Status, body)
+	}
+	return body, resp.Header.Get("Content-Type"), nil
+}
+
+// redactKey hides a generated key in a URL shown in a message; generated
+// keys are no secret, but the habit is worth keeping.
+func redactKey(url string) string {
+	before, after, ok := strings.Cut(url, "apiKey=")
+	if !ok {
+		return url
+	}
+	_, rest, _ := strings.Cut(after, "&")
+	if rest != "" {
+		rest = "&" + rest
+	}
+	return before + "apiKey=REDACTED" + rest
+}
