@@ -154,6 +154,9 @@ func (b *bench) prepare(ctx context.Context) (backends []backend, cleanup func()
 	}
 	switch {
 	case cfg.ReusePostgres != "":
+		if err := analyzePostgres(ctx, cfg.ReusePostgres); err != nil {
+			return nil, cleanup, err
+		}
 		backends = append(backends, backend{Name: "postgres", DSN: cfg.ReusePostgres})
 	case cfg.Postgres != "":
 		dsn, drop, err := postgresSchema(ctx, cfg.Postgres)
@@ -168,6 +171,9 @@ func (b *bench) prepare(ctx context.Context) (backends []backend, cleanup func()
 		be := backend{Name: "postgres", DSN: dsn}
 		fmt.Fprintln(b.progress, "load: generating the network into PostgreSQL", redact(dsn))
 		if be.LoadRate, err = runGenerate(ctx, b.bin, dsn, cfg.Network, b.progress); err != nil {
+			return nil, cleanup, err
+		}
+		if err := analyzePostgres(ctx, dsn); err != nil {
 			return nil, cleanup, err
 		}
 		backends = append(backends, be)
