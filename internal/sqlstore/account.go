@@ -28,12 +28,8 @@ func unauthorized() error {
 		"The API key is missing, invalid, or for a different account type; or the user account has been suspended or closed.")
 }
 
-// Authenticate returns the account of the unrevoked key with the given hash
-// in one index probe and two primary-key joins, as it runs on every call.
-func (s *AccountService) Authenticate(ctx context.Context, keyHash string) (*afftrack.Account, error) {
-	var kind, id int64
-	var status, perMinute, perDay, concurrent sql.Null[int64]
-	err := s.db.sql.QueryRowContext(ctx, `SELECT k.account_kind, k.account_id,
+// authenticate reads the account of an unrevoked key and its limits.
+const authenticate = `SELECT k.account_kind, k.account_id,
 		COALESCE(m.status, a.status),
 		COALESCE(m.rate_per_minute, a.rate_per_minute),
 		COALESCE(m.rate_per_day, a.rate_per_day),
@@ -41,9 +37,14 @@ func (s *AccountService) Authenticate(ctx context.Context, keyHash string) (*aff
 	FROM api_keys k
 	LEFT JOIN merchants m ON k.account_kind = $2 AND m.id = k.account_id
 	LEFT JOIN affiliates a ON k.account_kind = $3 AND a.id = k.account_id
-	WHERE k.key_hash = $1 AND k.revoked IS NULL`,
-		keyHash, int64(afftrack.KindMerchant), int64(afftrack.KindAffiliate),
-	).Scan(&kind, &id, &status, &perMinute, &perDay, &concurrent)
+	WHERE k.key_hash = $1 AND k.revoked IS NULL`
+
+// Authenticate returns the account of the unrevoked key with the given hash
+// in one index probe and two primary-key joins, as it runs on every call.
+func (s *AccountService) Authenticate(ctx context.Context, keyHash string) (*afftrack.Account, error) {
+	var kind, id int64
+	var status, perMinute, perDay, concurrent sql.Null[int64]
+	err := s.db.queryRow(ctx, authenticate, keyHash, int64(afftrack.KindMerchant), int64(afftrack.KindAffiliate)).Scan(&kind, &id, &status, &perMinute, &perDay, &concurrent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized()
 	} else if err != nil {

@@ -45,7 +45,7 @@ func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter
 		eq("b.height", f.Height.Value)
 	}
 	q.WriteString(" ORDER BY b.id")
-	rows, err := s.db.sql.QueryContext(ctx, q.String(), args...)
+	rows, err := s.db.query(ctx, q.String(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("find banners: %w", err)
 	}

@@ -19,6 +19,14 @@ type InvoiceService struct {
 // NewInvoiceService returns an InvoiceService on db.
 func NewInvoiceService(db *DB) *InvoiceService { return &InvoiceService{db: db} }
 
+// selectInvoice reads an affiliate's invoice and the affiliate's GST
+// registration.
+const selectInvoice = `SELECT i.date_created, i.date_paid, i.number, i.description,
+		i.sub_total, i.gst, i.total, a.gst_registered
+	FROM invoices i
+	JOIN affiliates a ON a.id = i.affiliate_id
+	WHERE i.id = $1 AND i.affiliate_id = $2`
+
 // FindInvoiceByID returns the affiliate's invoice with the given id;
 // another affiliate's is ENOTFOUND like a missing one. GST is null when the
 // affiliate is not registered for GST now, whatever the invoice stored, so
@@ -28,11 +36,7 @@ func (s *InvoiceService) FindInvoiceByID(ctx context.Context, affiliateID, id in
 	var created, paid, subTotal, total int64
 	var gst sql.Null[int64]
 	var registered bool
-	err := s.db.sql.QueryRowContext(ctx, `SELECT i.date_created, i.date_paid, i.number, i.description,
-		i.sub_total, i.gst, i.total, a.gst_registered
-	FROM invoices i
-	JOIN affiliates a ON a.id = i.affiliate_id
-	WHERE i.id = $1 AND i.affiliate_id = $2`, id, affiliateID).Scan(&created, &paid, &inv.Number,
+	err := s.db.queryRow(ctx, selectInvoice, id, affiliateID).Scan(&created, &paid, &inv.Number,
 		&inv.Description, &subTotal, &gst, &total, &registered)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound()

@@ -28,6 +28,7 @@ import (
 type DB struct {
 	sql     *sql.DB
 	dialect dialect
+	stmts   stmtCache // the hot reads, prepared
 
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
@@ -84,6 +85,7 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes every connection. An in-memory database is gone afterwards.
 func (db *DB) Close() error {
+	db.stmts.close()
 	if db.keeper != nil {
 		db.keeper.Close()
 	}

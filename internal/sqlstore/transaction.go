@@ -38,6 +38,9 @@ JOIN affiliates a ON a.id = t.affiliate_id
 LEFT JOIN transaction_items i ON i.transaction_id = t.id
 `
 
+// selectTransactionByID reads one transaction of a merchant.
+const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.merchant_id = $2 ORDER BY i.position`
+
 // transactionRow is the scan target of one row of selectTransactions. One
 // is reused for every row of a query, its destinations built once.
 type transactionRow struct {
@@ -142,8 +145,7 @@ func (r *transactionRow) addItem(t *afftrack.Transaction) {
 // FindTransactionByID returns the merchant's transaction with the given id;
 // another merchant's is ENOTFOUND like a missing one.
 func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID, id int64) (*afftrack.Transaction, error) {
-	rows, err := s.db.sql.QueryContext(ctx, selectTransactions+
-		`WHERE t.id = $1 AND t.merchant_id = $2 ORDER BY i.position`, id, merchantID)
+	rows, err := s.db.query(ctx, selectTransactionByID, id, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("find transaction %d: %w", id, err)
 	}
@@ -184,7 +186,7 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.sql.QueryContext(ctx, query, args...)
+	rows, err := s.db.query(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("find transactions: %w", err)
 	}

@@ -1,0 +1,96 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// The hot reads (a transaction by id, the transaction lists, Authenticate,
+// banners, an invoice) run on every request. Without a statement cache each
+// call hands its SQL text to the driver, which parses and plans it anew:
+// on SQLite that was nearly half of a lookup's CPU. So they run through
+// *sql.Stmts prepared once per DB, on first use rather than at Open because
+// the tables exist only after Migrate; database/sql prepares each on every
+// pooled connection it meets, once per connection.
+
+// maxStmts bounds the statements a DB keeps prepared. The list queries
+// vary with the filters a request combines, so without a bound a client
+// could make every connection hold thousands of statements; the common
+// shapes are prepared long before the bound is reached, and a text beyond
+// it runs unprepared.
+const maxStmts = 64
+
+// stmtCache holds a DB's prepared statements by SQL text.
+type stmtCache struct {
+	stmts sync.Map // string → *sql.Stmt; read without the lock on every call
+
+	mu     sync.Mutex // held to prepare, to count and to close
+	n      int
+	closed bool
+}
+
+// prepared returns the statement of query, preparing it on first use, or
+// nil when it cannot be prepared (the cache is full or closed, or the
+// database refused), in which case the caller runs query unprepared and
+// meets the database's error, if any, there.
+func (db *DB) prepared(ctx context.Context, query string) *sql.Stmt {
+	c := &db.stmts
+	if st, ok := c.stmts.Load(query); ok {
+		return st.(*sql.Stmt)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.stmts.Load(query); ok {
+		return st.(*sql.Stmt)
+	}
+	if c.closed || c.n >= maxStmts {
+		return nil
+	}
+	// A failure is not remembered: before Migrate the tables are missing,
+	// and a cancelled request must not spoil the statement for the next.
+	st, err := db.sql.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	c.stmts.Store(query, st)
+	c.n++
+	return st
+}
+
+// query runs query through its prepared statement.
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := db.prepared(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return db.sql.QueryContext(ctx, query, args...)
+}
+
+// queryRow runs query, expected to return at most one row, through its
+// prepared statement.
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := db.prepared(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return db.sql.QueryRowContext(ctx, query, args...)
+}
+
+// close closes every prepared statement and stops preparing more.
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.stmts.Range(func(k, st any) bool {
+		st.(*sql.Stmt).Close()
+		c.stmts.Delete(k)
+		return true
+	})
+	c.n = 0
+}
+
+// cached reports how many statements are prepared, for tests.
+func (c *stmtCache) cached() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
