@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"strings"
@@ -277,7 +278,8 @@ func TestOpen(t *testing.T) {
 	})
 	t.Run("sets the SQLite pragmas on every connection", func(t *testing.T) {
 		db := storetest.Open(t, storetest.SQLite)
-		want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "5000", "synchronous": "1"}
+		want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "5000", "synchronous": "1",
+			"cache_size": "-65536", "temp_store": "2"}
 		for i := range 3 {
 			c, err := db.SQL().Conn(ctx)
 			if err != nil {
@@ -293,6 +295,30 @@ func TestOpen(t *testing.T) {
 					t.Errorf("connection %d: PRAGMA %s = %q, want %q", i, pragma, got, v)
 				}
 			}
+		}
+	})
+}
+
+func TestPool(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		// A burst of requests in flight, as a load of 8 concurrent clients
+		// makes; once it is over, its connections must wait idle for the
+		// next rather than be closed and reopened.
+		const burst = 8
+		ctx := context.Background()
+		conns := make([]*sql.Conn, burst)
+		for i := range conns {
+			c, err := db.SQL().Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns[i] = c
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		if got := db.SQL().Stats().Idle; got < burst {
+			t.Errorf("idle connections after a burst of %d = %d, want %d or more", burst, got, burst)
 		}
 	})
 }
