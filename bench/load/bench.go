@@ -56,14 +56,17 @@ type bench struct {
 	progress io.Writer
 	summary  generate.Summary
 	rows     []row
+	rssRows  []rssRow
 }
 
 // run runs the whole benchmark and reports to stdout (and cfg.Out);
 // progress goes to stderr.
 func run(ctx context.Context, cfg *config, cmdline string, stdout, stderr io.Writer) (err error) {
-	w, err := findWrk()
-	if err != nil {
-		return err
+	var w *wrk
+	if !cfg.RSS { // the memory benchmark sends one request of its own
+		if w, err = findWrk(); err != nil {
+			return err
+		}
 	}
 	root, err := moduleRoot(ctx)
 	if err != nil {
@@ -98,15 +101,26 @@ func run(ctx context.Context, cfg *config, cmdline string, stdout, stderr io.Wri
 		return err
 	}
 	for _, be := range backends {
-		if err := b.measureBackend(ctx, be); err != nil {
+		measure := b.measureBackend
+		if cfg.RSS {
+			measure = b.measureRSSBackend
+		}
+		if err := measure(ctx, be); err != nil {
 			return err
 		}
 	}
-	rep := &report{cfg: cfg, summary: b.summary, backends: backends, rows: b.rows, cmdline: cmdline,
-		machine: describeMachine(), commit: describeCommit(ctx, root), wrk: w.version(ctx), at: time.Now().UTC()}
-	rep.writeText(stdout)
+	rep := &report{cfg: cfg, summary: b.summary, backends: backends, rows: b.rows, rssRows: b.rssRows,
+		cmdline: cmdline, machine: describeMachine(), commit: describeCommit(ctx, root), at: time.Now().UTC()}
+	markdown := rep.rssMarkdown
+	if cfg.RSS {
+		rep.writeRSSText(stdout)
+	} else {
+		rep.wrk = w.version(ctx)
+		rep.writeText(stdout)
+		markdown = rep.markdown
+	}
 	if cfg.Out != "" {
-		if err := os.WriteFile(cfg.Out, []byte(rep.markdown()), 0o644); err != nil {
+		if err := os.WriteFile(cfg.Out, []byte(markdown()), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintln(stderr, "load: wrote", cfg.Out)

@@ -46,6 +46,7 @@ type config struct {
 	Out  string         // Markdown report file
 	Perf string         // directory for perf profiles of afftrack during each run
 	Keep bool           // keep the temporary directory and PostgreSQL schema
+	RSS  bool           // measure peak memory of one whole-range request instead of throughput
 }
 
 // parseConfig reads the command line; getenv supplies the PostgreSQL
@@ -76,6 +77,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&cfg.Out, "out", "", "also write the report as Markdown to `FILE`")
 	fs.StringVar(&cfg.Perf, "perf", "", "record a perf profile of afftrack during each measured run into `DIR`")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the temporary directory and the PostgreSQL schema")
+	fs.BoolVar(&cfg.RSS, "rss", false, "instead of throughput, measure afftrack's peak RSS while it answers one request for every\n"+
+		"transaction of the largest merchant, in JSON and in XML, each with a server of its own (with --merchants 1,\n"+
+		"every transaction of the network)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -102,6 +106,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		return nil, errors.New("--reuse and --sqlite exclude each other")
 	case cfg.NoSQLite && cfg.Postgres == "" && cfg.ReusePostgres == "":
 		return nil, errors.New("--no-sqlite needs --postgres or --reuse-postgres")
+	case cfg.RSS && cfg.Perf != "":
+		return nil, errors.New("--rss and --perf exclude each other")
 	}
 	if cfg.ReusePostgres != "" {
 		cfg.Postgres = "" // the database to use is given; none is generated

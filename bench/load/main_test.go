@@ -47,6 +47,10 @@ func TestParseConfig(t *testing.T) {
 		{"a bad start date is refused", "--start 2024-02-30", "", nil, "--start"},
 		{"a bad --only is refused", "--only (", "", nil, "--only"},
 		{"a network the generator cannot make is refused", "--merchants 0", "", nil, "merchant"},
+		{"--rss asks for the memory benchmark", "--rss --merchants 1", "", func(c *config) bool {
+			return c.RSS && c.Network.Merchants == 1
+		}, ""},
+		{"--rss and --perf together are refused", "--rss --perf dir", "", nil, "exclude"},
 		{"arguments are refused", "extra", "", nil, "unexpected"},
 	}
 	for _, tt := range tests {

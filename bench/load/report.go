@@ -76,6 +76,7 @@ type report struct {
 	summary  generate.Summary
 	backends []backend
 	rows     []row
+	rssRows  []rssRow
 	cmdline  string
 	machine  string
 	commit   string
