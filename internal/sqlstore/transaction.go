@@ -42,104 +42,153 @@ LEFT JOIN transaction_items i ON i.transaction_id = t.id
 const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.merchant_id = $2 ORDER BY i.position`
 
 // transactionRow is the scan target of one row of selectTransactions. One
-// is reused for every row of a query, its destinations built once.
+// is reused for every row of a query. Every column is scanned into an
+// interface value as the driver returns it and converted here: the
+// conversions database/sql makes for typed destinations (reflection for
+// integers, a Scanner call for each nullable column) cost more than the
+// driver's own work for a list's thousands of values.
 type transactionRow struct {
-	id, merchantID, dateCreated, dateModified, consumptionDate, validationDate, affiliateID int64
-	contactName, businessName, trafficSource                                                string
-	trafficType, creativeType, customerType, trackingMethod, status2                        int64
-	creativeID, invoiceID, voidReason, amendedReason, placementID                           sql.Null[int64]
-	creativeName, additionalNotes, couponCode, placementName                                sql.Null[string]
-	countryCode, countryName, ipAddress, orderID, currencyCode, currencyName                string
-	saleValue, commission, overrideFee, reportedSaleValue                                   int64
-	trafficSourceApproved                                                                   bool
-
-	position, quantity, itemReported, itemSale, itemCommission sql.Null[int64]
-	sku, name, brand, category                                 sql.Null[string]
-	ref1, ref2, ref3, ref4                                     sql.Null[string]
-
+	columns
 	dest []any
 }
 
+// Positions of the columns of selectTransactions.
+const (
+	colID = iota
+	colMerchantID
+	colDateCreated
+	colDateModified
+	colConsumptionDate
+	colValidationDate
+	colAffiliateID
+	colContactName
+	colBusinessName
+	colTrafficType
+	colTrafficSource
+	colCreativeType
+	colCreativeID
+	colCreativeName
+	colCountryCode
+	colCountryName
+	colIPAddress
+	colCustomerType
+	colOrderID
+	colAdditionalNotes
+	colTrackingMethod
+	colSaleValue
+	colCommission
+	colOverrideFee
+	colCurrencyCode
+	colCurrencyName
+	colReportedSaleValue
+	colTrafficSourceApproved
+	colStatus2
+	colInvoiceID
+	colVoidReason
+	colAmendedReason
+	colCouponCode
+	colPlacementID
+	colPlacementName
+	colPosition
+	colSku
+	colQuantity
+	colItemReported
+	colItemSale
+	colItemCommission
+	colName
+	colBrand
+	colCategory
+	colRef1
+	colRef2
+	colRef3
+	colRef4
+	transactionRowColumns
+)
+
 func newTransactionRow() *transactionRow {
-	r := &transactionRow{}
-	r.dest = []any{&r.id, &r.merchantID, &r.dateCreated, &r.dateModified, &r.consumptionDate,
-		&r.validationDate, &r.affiliateID, &r.contactName, &r.businessName, &r.trafficType, &r.trafficSource,
-		&r.creativeType, &r.creativeID, &r.creativeName, &r.countryCode, &r.countryName,
-		&r.ipAddress, &r.customerType, &r.orderID, &r.additionalNotes, &r.trackingMethod, &r.saleValue,
-		&r.commission, &r.overrideFee, &r.currencyCode, &r.currencyName, &r.reportedSaleValue,
-		&r.trafficSourceApproved, &r.status2, &r.invoiceID, &r.voidReason, &r.amendedReason, &r.couponCode,
-		&r.placementID, &r.placementName,
-		&r.position, &r.sku, &r.quantity, &r.itemReported, &r.itemSale, &r.itemCommission, &r.name, &r.brand,
-		&r.category, &r.ref1, &r.ref2, &r.ref3, &r.ref4}
+	r := &transactionRow{columns: columns{vals: make([]any, transactionRowColumns)}}
+	r.dest = make([]any, transactionRowColumns)
+	for i := range r.dest {
+		r.dest[i] = &r.vals[i]
+	}
 	return r
 }
 
+// scan reads the current row of rows.
+func (r *transactionRow) scan(rows *sql.Rows) error { return rows.Scan(r.dest...) }
+
+// id is the row's transaction id.
+func (r *transactionRow) id() int64 { return r.int(colID) }
+
 // fill overwrites every field of t from the row's transaction columns and
-// empties its items, keeping their capacity.
-func (r *transactionRow) fill(t *afftrack.Transaction) {
+// empties its items, keeping their capacity. A column of an unexpected
+// type is an error.
+func (r *transactionRow) fill(t *afftrack.Transaction) error {
 	*t = afftrack.Transaction{
-		ID:                    r.id,
-		MerchantID:            r.merchantID,
-		DateCreated:           fromMillis(r.dateCreated),
-		DateModified:          fromMillis(r.dateModified),
-		ConsumptionDate:       fromMillis(r.consumptionDate),
-		ValidationDate:        fromMillis(r.validationDate),
-		AffiliateID:           r.affiliateID,
-		AffiliateContactName:  r.contactName,
-		AffiliateBusinessName: r.businessName,
-		TrafficType:           afftrack.TrafficType(r.trafficType),
-		TrafficSource:         r.trafficSource,
-		CreativeType:          afftrack.CreativeType(r.creativeType),
-		CreativeID:            fromNull(r.creativeID),
-		CreativeName:          fromNull(r.creativeName),
-		CustomerCountryCode:   r.countryCode,
-		CustomerCountryName:   r.countryName,
-		CustomerIPAddress:     r.ipAddress,
-		CustomerType:          afftrack.CustomerType(r.customerType),
-		OrderID:               r.orderID,
-		AdditionalNotes:       fromNull(r.additionalNotes),
-		TrackingMethod:        afftrack.TrackingMethod(r.trackingMethod),
-		SaleValue:             afftrack.Money(r.saleValue),
-		Commission:            afftrack.Money(r.commission),
-		OverrideFee:           afftrack.Money(r.overrideFee),
-		ReportedCurrencyCode:  r.currencyCode,
-		ReportedCurrencyName:  r.currencyName,
-		ReportedSaleValue:     afftrack.Money(r.reportedSaleValue),
-		TrafficSourceApproved: r.trafficSourceApproved,
-		Status2:               afftrack.TransactionStatus2(r.status2),
-		InvoiceID:             fromNull(r.invoiceID),
-		VoidReason:            afftrack.VoidReason(r.voidReason.V),
-		AmendedReason:         afftrack.AmendedReason(r.amendedReason.V),
-		CouponCode:            fromNull(r.couponCode),
-		PlacementID:           fromNull(r.placementID),
-		PlacementName:         fromNull(r.placementName),
+		ID:                    r.int(colID),
+		MerchantID:            r.int(colMerchantID),
+		DateCreated:           fromMillis(r.int(colDateCreated)),
+		DateModified:          fromMillis(r.int(colDateModified)),
+		ConsumptionDate:       fromMillis(r.int(colConsumptionDate)),
+		ValidationDate:        fromMillis(r.int(colValidationDate)),
+		AffiliateID:           r.int(colAffiliateID),
+		AffiliateContactName:  r.text(colContactName),
+		AffiliateBusinessName: r.text(colBusinessName),
+		TrafficType:           afftrack.TrafficType(r.int(colTrafficType)),
+		TrafficSource:         r.text(colTrafficSource),
+		CreativeType:          afftrack.CreativeType(r.int(colCreativeType)),
+		CreativeID:            r.nullInt(colCreativeID),
+		CreativeName:          r.nullText(colCreativeName),
+		CustomerCountryCode:   r.text(colCountryCode),
+		CustomerCountryName:   r.text(colCountryName),
+		CustomerIPAddress:     r.text(colIPAddress),
+		CustomerType:          afftrack.CustomerType(r.int(colCustomerType)),
+		OrderID:               r.text(colOrderID),
+		AdditionalNotes:       r.nullText(colAdditionalNotes),
+		TrackingMethod:        afftrack.TrackingMethod(r.int(colTrackingMethod)),
+		SaleValue:             afftrack.Money(r.int(colSaleValue)),
+		Commission:            afftrack.Money(r.int(colCommission)),
+		OverrideFee:           afftrack.Money(r.int(colOverrideFee)),
+		ReportedCurrencyCode:  r.text(colCurrencyCode),
+		ReportedCurrencyName:  r.text(colCurrencyName),
+		ReportedSaleValue:     afftrack.Money(r.int(colReportedSaleValue)),
+		TrafficSourceApproved: r.bool(colTrafficSourceApproved),
+		Status2:               afftrack.TransactionStatus2(r.int(colStatus2)),
+		InvoiceID:             r.nullInt(colInvoiceID),
+		VoidReason:            afftrack.VoidReason(r.nullInt(colVoidReason).Value),
+		AmendedReason:         afftrack.AmendedReason(r.nullInt(colAmendedReason).Value),
+		CouponCode:            r.nullText(colCouponCode),
+		PlacementID:           r.nullInt(colPlacementID),
+		PlacementName:         r.nullText(colPlacementName),
 		Items:                 t.Items[:0],
 	}
 	if t.Items == nil {
 		// Never nil, so an encoder writes [] for a transaction without items.
 		t.Items = []afftrack.TransactionItem{}
 	}
+	return r.err()
 }
 
 // addItem appends the row's item, if it has one, to t.
-func (r *transactionRow) addItem(t *afftrack.Transaction) {
-	if !r.position.Valid {
-		return
+func (r *transactionRow) addItem(t *afftrack.Transaction) error {
+	if r.vals[colPosition] == nil {
+		return nil
 	}
 	t.Items = append(t.Items, afftrack.TransactionItem{
-		Sku:                r.sku.V,
-		Quantity:           r.quantity.V,
-		ReportedSaleValue:  afftrack.ItemMoney(r.itemReported.V),
-		SaleValue:          afftrack.ItemMoney(r.itemSale.V),
-		Commission:         afftrack.ItemMoney(r.itemCommission.V),
-		Name:               r.name.V,
-		Brand:              r.brand.V,
-		Category:           r.category.V,
-		CartItemReference:  fromNull(r.ref1),
-		CartItemReference2: fromNull(r.ref2),
-		CartItemReference3: fromNull(r.ref3),
-		CartItemReference4: fromNull(r.ref4),
+		Sku:                r.text(colSku),
+		Quantity:           r.int(colQuantity),
+		ReportedSaleValue:  afftrack.ItemMoney(r.int(colItemReported)),
+		SaleValue:          afftrack.ItemMoney(r.int(colItemSale)),
+		Commission:         afftrack.ItemMoney(r.int(colItemCommission)),
+		Name:               r.text(colName),
+		Brand:              r.text(colBrand),
+		Category:           r.text(colCategory),
+		CartItemReference:  r.nullText(colRef1),
+		CartItemReference2: r.nullText(colRef2),
+		CartItemReference3: r.nullText(colRef3),
+		CartItemReference4: r.nullText(colRef4),
 	})
+	return r.err()
 }
 
 // FindTransactionByID returns the merchant's transaction with the given id;
@@ -153,14 +202,18 @@ func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID
 	r := newTransactionRow()
 	var t *afftrack.Transaction
 	for rows.Next() {
-		if err := rows.Scan(r.dest...); err != nil {
+		if err := r.scan(rows); err != nil {
 			return nil, fmt.Errorf("find transaction %d: %w", id, err)
 		}
 		if t == nil {
 			t = &afftrack.Transaction{}
-			r.fill(t)
+			if err := r.fill(t); err != nil {
+				return nil, fmt.Errorf("find transaction %d: %w", id, err)
+			}
 		}
-		r.addItem(t)
+		if err := r.addItem(t); err != nil {
+			return nil, fmt.Errorf("find transaction %d: %w", id, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("find transaction %d: %w", id, err)
@@ -201,17 +254,21 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 		return nil
 	}
 	for rows.Next() {
-		if err := rows.Scan(r.dest...); err != nil {
+		if err := r.scan(rows); err != nil {
 			return fmt.Errorf("find transactions: %w", err)
 		}
-		if !have || r.id != t.ID {
+		if !have || r.id() != t.ID {
 			if err := emit(); err != nil {
 				return err
 			}
-			r.fill(t)
+			if err := r.fill(t); err != nil {
+				return fmt.Errorf("find transactions: %w", err)
+			}
 			have = true
 		}
-		r.addItem(t)
+		if err := r.addItem(t); err != nil {
+			return fmt.Errorf("find transactions: %w", err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("find transactions: %w", err)
