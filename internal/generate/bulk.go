@@ -41,7 +41,6 @@ type Bulk struct {
 	Countries, CreativeTypes, TrackingMethods, VoidReasons           []Choice
 	AmendedReasons, ItemCounts, Quantities, TextLinks, Promotions    []Choice
 	Notes, Placements                                                []Choice
-	HourWeights                                                      []int
 }
 
 // Choice is one value of a weighted pick: a number, a text or both (a
@@ -119,7 +118,6 @@ func (g *Generator) Bulk() *Bulk {
 		NewCustomerPercent: newCustomer, LaterConsumptionPercent: laterConsumption, NotesPercent: notesPercent,
 		PlacementPercent: placementPercent, ExtraCouponPercent: extraCoupon, CartRefPercent: cartRefPercent,
 		InvoiceEvery: invoiceEvery, LockAfter: lockAfter, ValidateAfter: validateAfter,
-		HourWeights: hourWeights,
 	}
 	for d, n := range g.dayCounts {
 		if n == 0 {

@@ -30,9 +30,11 @@ const dayMillis = 86_400_000
 // genQuery builds the statements for one Bulk.
 type genQuery struct {
 	b *generate.Bulk
+	// itemBase is the last rowid of transaction_items before the load:
+	// the items of a transaction take the rowids after those of the
+	// transactions before it, so its totals are one range of rows.
+	itemBase int64
 }
-
-func newGenQuery(b *generate.Bulk) genQuery { return genQuery{b} }
 
 // seeds returns the streams' first values, from the Bulk's seed by
 // SplitMix64, each in [1, 2^31-1).
@@ -51,16 +53,18 @@ func (q genQuery) seeds() [9]int64 {
 }
 
 // sequence is the recursive sequence s: row n (0 to Transactions) holds
-// the n-th values of the streams named (letters a to i). With days, it
-// holds the state of the day being filled too, and in row n >= 1, in ct,
-// ppay and pmon, the creation time, payment date and validation month of
-// transaction n-1 (computed from row n-1's day); with sums, in ps, the
-// packed sums of its items (see sumBits). The items' statement needs few
-// of these: a narrower row is a cheaper one.
-func (q genQuery) sequence(streams string, days, sums bool) string {
+// the n-th values of the streams named (letters a to i, c among them),
+// and in ic the number of items of the transactions before transaction
+// n-1, whose draws row n's are. With days, it holds the state of the day
+// being filled too, and in row n >= 1, in ct, ppay and pmon, the creation
+// time, payment date and validation month of transaction n-1 (computed
+// from row n-1's day). The items' statement needs few of these: a
+// narrower row is a cheaper one.
+func (q genQuery) sequence(streams string, days bool) string {
 	seeds := q.seeds()
 	var cols, first, next []string
-	cols, first, next = append(cols, "n"), append(first, "0"), append(next, "s.n + 1")
+	cols, first, next = append(cols, "n", "ic"), append(first, "0", "0"),
+		append(next, "s.n + 1", "CASE WHEN s.n = 0 THEN 0 ELSE s.ic + "+q.itemCount()+" END")
 	if days {
 		cols = append(cols, "k", "lft", "day_ms", "cnt", "pay_ms", "vmonth")
 		first = append(first, "0", "cnt", "day_ms", "cnt", "pay_ms", "vmonth")
@@ -81,12 +85,7 @@ func (q genQuery) sequence(streams string, days, sums bool) string {
 	}
 	if days {
 		cols, first = append(cols, "ct", "ppay", "pmon"), append(first, "0", "0", "0")
-		next = append(next, "s.day_ms + "+q.timeOfDay("(((s.cnt - s.lft) + 0.5) / s.cnt)"), "s.pay_ms", "s.vmonth")
-	}
-	if sums {
-		cols, first = append(cols, "ps"), append(first, "0")
-		next = append(next, fmt.Sprintf("(SELECT sum(i.sale_value * %d + i.reported_sale_value * %d + i.commission) FROM transaction_items i WHERE i.transaction_id = %d + s.n)",
-			int64(1)<<(2*sumBits), int64(1)<<sumBits, q.b.FirstID))
+		next = append(next, "s.day_ms + "+timeOfDay("(((s.cnt - s.lft) + 0.5) / s.cnt)"), "s.pay_ms", "s.vmonth")
 	}
 	from := ""
 	if days {
@@ -97,31 +96,23 @@ func (q genQuery) sequence(streams string, days, sums bool) string {
 }
 
 // sumBits is the width of each of the item sums packed into one integer,
-// so that one lookup of a transaction's items gives its three totals: a
+// so that one look at a transaction's items gives its three totals: a
 // cart of at most 5 lines of at most 3 products costs well under 2^21
 // cents.
 const sumBits = 21
 
+// eveningDepth shapes a day: the density of times peaks at about 20:15,
+// (1+eveningDepth)/(1-eveningDepth) times its trough before dawn.
+const eveningDepth = 0.75
+
 // timeOfDay returns the milliseconds after midnight of the transaction at
-// fraction frac (in (0, 1)) of its day's count: the inverse of the hours'
-// cumulative weights, so the times ascend with the ids and crowd where the
-// weights are high. The hours are searched by halves.
-func (q genQuery) timeOfDay(frac string) string {
-	ws := q.b.HourWeights
-	cum := make([]int, len(ws)+1)
-	for h, w := range ws {
-		cum[h+1] = cum[h] + w
-	}
-	x := fmt.Sprintf("(%s * %d)", frac, cum[len(ws)])
-	var tree func(lo, hi int) string
-	tree = func(lo, hi int) string {
-		if hi-lo == 1 {
-			return fmt.Sprintf("CAST((%d + (%s - %d) / %d.0) * 3600000 AS INTEGER)", lo, x, cum[lo], ws[lo])
-		}
-		mid := (lo + hi) / 2
-		return fmt.Sprintf("CASE WHEN %s < %d THEN %s ELSE %s END", x, cum[mid], tree(lo, mid), tree(mid, hi))
-	}
-	return tree(0, len(ws))
+// fraction frac (in (0, 1)) of its day's count. The map from the
+// fraction to the time of day increases, so the times ascend with the
+// ids; its slope, 1 - eveningDepth*cos(2*pi*(frac - 3/4)), is smallest
+// in the evening, where the times crowd.
+func timeOfDay(frac string) string {
+	return fmt.Sprintf("CAST((%[1]s - %[2]g * (sin(%[3]g * %[1]s - %[4]g) - 1)) * %[5]d AS INTEGER)",
+		frac, eveningDepth/(2*math.Pi), 2*math.Pi, 1.5*math.Pi, dayMillis)
 }
 
 // pick returns an expression choosing among cs by their weights with the
@@ -164,14 +155,15 @@ func pickText(x string, cs []generate.Choice) string {
 // joins are the merchant and affiliate of the transaction of row s: the
 // merchant by the share its rank's range covers, the affiliate one of its
 // Joined members, the first ones most often.
-func (q genQuery) joins() string {
-	return q.merchantJoin() + fmt.Sprintf(`CROSS JOIN temp.gen_affiliate af ON af.id = (m.member_off + CAST(m.members * pow(s.b / %d.0, 3) AS INTEGER) * m.member_step) %% %d + 1
+func (q genQuery) joins(from string) string {
+	return q.merchantJoin(from) + fmt.Sprintf(`CROSS JOIN temp.gen_affiliate af ON af.id = (m.member_off + CAST(m.members * pow(s.b / %d.0, 3) AS INTEGER) * m.member_step) %% %d + 1
 `, mcgModulus, q.b.Affiliates)
 }
 
-// merchantJoin is the merchant of the transaction of row s.
-func (q genQuery) merchantJoin() string {
-	return `FROM s
+// merchantJoin is the merchant of the transaction of row s, from the
+// rows from.
+func (q genQuery) merchantJoin(from string) string {
+	return `FROM ` + from + ` s
 CROSS JOIN temp.gen_merchant m ON m.hi = (SELECT x.hi FROM temp.gen_merchant x WHERE x.hi > s.a ORDER BY x.hi LIMIT 1)
 `
 }
@@ -186,14 +178,14 @@ func (q genQuery) items() string {
 	qty := pick(v, q.b.Quantities, value)
 	line := fmt.Sprintf("(pr.price * %s)", qty)
 	var w strings.Builder
-	w.WriteString(q.sequence("acf", false, false))
-	fmt.Fprintf(&w, `INSERT INTO transaction_items (transaction_id, position, sku, quantity, reported_sale_value, sale_value,
+	w.WriteString(q.sequence("acf", false))
+	fmt.Fprintf(&w, `INSERT INTO transaction_items (rowid, transaction_id, position, sku, quantity, reported_sale_value, sale_value,
   commission, name, brand, category, cart_item_reference)
-SELECT %[1]d + s.n - 1, p.p, pr.sku, %[2]s, (%[3]s * m.per10k + 5000) / 10000, %[3]s, (%[3]s * m.rate_bp + 5000) / 10000,
+SELECT %[5]d + s.ic + p.p, %[1]d + s.n - 1, p.p, pr.sku, %[2]s, (%[3]s * m.per10k + 5000) / 10000, %[3]s, (%[3]s * m.rate_bp + 5000) / 10000,
   pr.name, pr.brand, pr.category,
   CASE WHEN s.c / 100 %% 100 < %[4]d THEN m.prefix || (%[1]d + s.n - 1) || '-' || p.p END
-`, q.b.FirstID, qty, line, q.b.CartRefPercent)
-	w.WriteString(q.merchantJoin())
+`, q.b.FirstID, qty, line, q.b.CartRefPercent, q.itemBase)
+	w.WriteString(q.merchantJoin("s"))
 	fmt.Fprintf(&w, `CROSS JOIN temp.gen_pos p ON p.p <= %s
 CROSS JOIN temp.gen_product pr ON pr.k = m.product_off + CAST(m.product_n * pow(%s / %d.0, 2) AS INTEGER)
 WHERE s.n >= 1
@@ -213,15 +205,24 @@ func (q genQuery) transactions() string {
 	reported := fmt.Sprintf("coalesce((s.ps >> %d) & %d, (%s * m.per10k + 5000) / 10000)", sumBits, mask, lead)
 	commission := fmt.Sprintf("coalesce(s.ps & %d, (%s * m.rate_bp + 5000) / 10000)", mask, lead)
 
+	// Computed once per row in a subquery that is not flattened (LIMIT):
+	// the columns use them many times.
 	voided := "(s.ct + 3600000 + (s.g / 100 % 20000000) * 172)"
 	status := fmt.Sprintf(`(CASE WHEN s.g %% 100 < %d AND %s < %d THEN %d WHEN %d <= s.ct + %d THEN %d
     WHEN %d <= s.ct + %d THEN %d WHEN s.ppay >= %d THEN %d ELSE %d END)`,
 		b.VoidPercent, voided, end, afftrack.Status2Void, end, lock, afftrack.Status2Pending,
 		end, validate, afftrack.Status2Locked, end, afftrack.Status2Approved, afftrack.Status2Paid)
-	modified := fmt.Sprintf("(CASE %s WHEN %d THEN %s WHEN %d THEN s.ct WHEN %d THEN s.ct + %d WHEN %d THEN s.ct + %d ELSE s.ppay END)",
-		status, afftrack.Status2Void, voided, afftrack.Status2Pending, afftrack.Status2Locked, lock, afftrack.Status2Approved, validate)
 	amendedAt := "(s.ct + 3600000 + (s.h / 1000000) * 800000)"
-	amended := fmt.Sprintf("(%s <> %d AND s.h / 100 %% 100 < %d AND %s < %d)", status, afftrack.Status2Void, b.AmendedPercent, amendedAt, end)
+	from := fmt.Sprintf(`(SELECT s.*, %[1]s AS vd, %[2]s AS st, %[3]s AS am,
+    %[2]s <> %[4]d AND s.h / 100 %% 100 < %[5]d AND %[3]s < %[6]d AS amd,
+    (SELECT sum(i.sale_value * %[7]d + i.reported_sale_value * %[8]d + i.commission) FROM transaction_items i
+      WHERE i.rowid BETWEEN %[9]d + s.ic + 1 AND %[9]d + s.ic + %[10]s) AS ps
+  FROM s WHERE s.n >= 1 LIMIT -1)`,
+		voided, status, amendedAt, afftrack.Status2Void, b.AmendedPercent, end,
+		int64(1)<<(2*sumBits), int64(1)<<sumBits, q.itemBase, q.itemCount())
+	modified := fmt.Sprintf("(CASE s.st WHEN %d THEN s.vd WHEN %d THEN s.ct WHEN %d THEN s.ct + %d WHEN %d THEN s.ct + %d ELSE s.ppay END)",
+		afftrack.Status2Void, afftrack.Status2Pending, afftrack.Status2Locked, lock, afftrack.Status2Approved, validate)
+	status, amendedAt, amended := "s.st", "s.am", "s.amd"
 
 	// Creatives: k draws which text link, banner, coupon or promotion.
 	ctype := pick("s.e", b.CreativeTypes, value)
@@ -242,7 +243,7 @@ func (q genQuery) transactions() string {
 		ctype, afftrack.CreativeTypeCoupon, coupon(k), b.ExtraCouponPercent, coupon("(s.e / 100000000)"))
 
 	var w strings.Builder
-	w.WriteString(q.sequence("abcdefghi", true, true))
+	w.WriteString(q.sequence("abcdefghi", true))
 	w.WriteString(`INSERT INTO transactions (id, merchant_id, date_created, date_modified, consumption_date, validation_date,
   affiliate_id, traffic_type, traffic_source, creative_type, creative_id, creative_name, customer_country_code,
   customer_country_name, customer_ip_address, customer_type, order_id, additional_notes, tracking_method, sale_value,
@@ -286,8 +287,7 @@ SELECT
 		fmt.Sprintf("CASE WHEN s.i %% 100 < %d THEN %s END", b.PlacementPercent, pickText("(s.i / 100)", b.Placements)),
 	}
 	w.WriteString("  " + strings.Join(cols, ",\n  ") + "\n")
-	w.WriteString(q.joins())
-	w.WriteString("WHERE s.n >= 1\n")
+	w.WriteString(q.joins(from))
 	return w.String()
 }
 
