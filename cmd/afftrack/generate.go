@@ -82,8 +82,12 @@ func runGenerate(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	l.txTime, l.transactions, l.inDatabase = time.Since(t0), res.Transactions, true
+	days, err := db.GeneratedDays(ctx, bulk)
+	if err != nil {
+		return err
+	}
 	l.elapsed = time.Since(l.began)
-	l.report(env.stdout, g.BulkSummary(res.Days, res.Items, res.Invoices))
+	l.report(env.stdout, g.BulkSummary(days, res.Items, res.Invoices))
 	return nil
 }
 

@@ -105,17 +105,12 @@ func (db *DB) GenerateTransactions(ctx context.Context, b *generate.Bulk) (Gener
 	if err := tx.Commit(); err != nil {
 		return res, fmt.Errorf("generate: commit: %w", err)
 	}
-	res.Days, err = generatedDays(ctx, conn, b)
-	return res, err
+	return res, nil
 }
 
 // GenerateResult is what GenerateTransactions stored.
 type GenerateResult struct {
 	Transactions, Items, Invoices int
-	// Days are the transactions per merchant and day, with the lookup
-	// transactions of the Bulk's Mid merchant: what the generator's
-	// Summary needs.
-	Days []generate.DayLoad
 }
 
 // genTables are the TEMP tables GenerateTransactions draws on.
@@ -260,9 +255,11 @@ func dropTransactionIndexes(ctx context.Context, tx *sql.Tx) ([]string, error) {
 	return defs, nil
 }
 
-// generatedDays counts the generated transactions per merchant and day,
-// and finds the lookup transactions of the Mid merchant's days.
-func generatedDays(ctx context.Context, conn *sql.Conn, b *generate.Bulk) ([]generate.DayLoad, error) {
+// GeneratedDays counts the transactions GenerateTransactions made from b
+// per merchant and day, with the lookup transactions of the Mid
+// merchant's days: what the generator's BulkSummary needs.
+func (db *DB) GeneratedDays(ctx context.Context, b *generate.Bulk) ([]generate.DayLoad, error) {
+	conn := db.sql
 	last := b.FirstID + int64(b.Transactions) - 1
 	lookups := map[int64]int64{}
 	rows, err := conn.QueryContext(ctx, `SELECT date_created / 86400000, min(id),

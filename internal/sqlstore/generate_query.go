@@ -156,7 +156,7 @@ func pickText(x string, cs []generate.Choice) string {
 // merchant by the share its rank's range covers, the affiliate one of its
 // Joined members, the first ones most often.
 func (q genQuery) joins(from string) string {
-	return q.merchantJoin(from) + fmt.Sprintf(`CROSS JOIN temp.gen_affiliate af ON af.id = (m.member_off + CAST(m.members * pow(s.b / %d.0, 3) AS INTEGER) * m.member_step) %% %d + 1
+	return q.merchantJoin(from) + fmt.Sprintf(`CROSS JOIN temp.gen_affiliate af ON af.id = (m.member_off + CAST(m.members * (s.b / %[1]d.0) * (s.b / %[1]d.0) * (s.b / %[1]d.0) AS INTEGER) * m.member_step) %% %[2]d + 1
 `, mcgModulus, q.b.Affiliates)
 }
 
@@ -186,8 +186,8 @@ SELECT %[5]d + s.ic + p.p, %[1]d + s.n - 1, p.p, pr.sku, %[2]s, (%[3]s * m.per10
   CASE WHEN s.c / 100 %% 100 < %[4]d THEN m.prefix || (%[1]d + s.n - 1) || '-' || p.p END
 `, q.b.FirstID, qty, line, q.b.CartRefPercent, q.itemBase)
 	w.WriteString(q.merchantJoin("s"))
-	fmt.Fprintf(&w, `CROSS JOIN temp.gen_pos p ON p.p <= %s
-CROSS JOIN temp.gen_product pr ON pr.k = m.product_off + CAST(m.product_n * pow(%s / %d.0, 2) AS INTEGER)
+	fmt.Fprintf(&w, `CROSS JOIN temp.gen_pos p ON p.p <= %[1]s
+CROSS JOIN temp.gen_product pr ON pr.k = m.product_off + CAST(m.product_n * (%[2]s / %[3]d.0) * (%[2]s / %[3]d.0) AS INTEGER)
 WHERE s.n >= 1
 `, q.itemCount(), v, mcgModulus)
 	return w.String()
@@ -266,7 +266,7 @@ SELECT
 		creativeName,
 		pick("s.f", b.Countries, text),
 		pick("s.f", b.Countries, text2),
-		"printf('%08x%08x%08x%08x', s.a, s.b, s.h, s.i)",
+		"printf('%016x%016x', s.a * 2147483648 + s.b, s.h * 2147483648 + s.i)",
 		fmt.Sprintf("CASE WHEN s.d / 1000000 %% 100 < %d THEN %d ELSE %d END", b.NewCustomerPercent, afftrack.CustomerTypeNew, afftrack.CustomerTypeReturn),
 		fmt.Sprintf("m.prefix || (%d + s.n - 1)", b.FirstID),
 		fmt.Sprintf("CASE WHEN s.f / 10000 %% 100 < %d THEN %s END", b.NotesPercent, pickText("(s.f / 1000000)", b.Notes)),

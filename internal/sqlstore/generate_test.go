@@ -117,7 +117,11 @@ func TestGenerateTransactionsKeepsTheInvariants(t *testing.T) {
 	})
 
 	t.Run("the service reads valid transactions of the summary's merchants", func(t *testing.T) {
-		s := g.BulkSummary(res.Days, res.Items, res.Invoices)
+		days, err := db.GeneratedDays(ctx, bulk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := g.BulkSummary(days, res.Items, res.Invoices)
 		svc := sqlstore.NewTransactionService(db)
 		for _, m := range []generate.MerchantLoad{s.Largest, s.Mid} {
 			got := 0
