@@ -47,21 +47,38 @@ func (db *DB) GenerateTransactions(ctx context.Context, b *generate.Bulk) (Gener
 	}
 	defer conn.Close()
 	// Pragmas and TEMP tables belong to the connection, which goes back to
-	// the pool: restore and drop them whatever happens. A fresh context,
-	// because ctx may be the reason for leaving.
+	// the pool: restore the pragmas as they were (the pool may have set
+	// them its own way) and drop the tables whatever happens. A fresh
+	// context, because ctx may be the reason for leaving.
+	//
+	// A generated database is rebuilt rather than recovered, so the load
+	// skips the syncs of the checkpoint its commit sets off, and keeps
+	// its pages in memory until then.
+	pragmas := []struct{ name, load string }{
+		{"foreign_keys", "OFF"}, {"cache_size", "-1048576"}, {"temp_store", "MEMORY"}, {"synchronous", "OFF"},
+	}
+	restore := dropGenTables()
 	defer func() {
 		cleanup := context.WithoutCancel(ctx)
-		for _, q := range append(dropGenTables(), "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -2000",
-			"PRAGMA synchronous = NORMAL") {
+		for _, q := range restore {
 			conn.ExecContext(cleanup, q) //nolint:errcheck // best effort on the way out
 		}
 	}()
-	// A generated database is rebuilt rather than recovered, so the load
-	// skips the syncs of the checkpoint its commit sets off.
-	for _, q := range append(dropGenTables(), "PRAGMA foreign_keys = OFF", "PRAGMA cache_size = -1048576",
-		"PRAGMA temp_store = MEMORY", "PRAGMA synchronous = OFF") {
+	for _, p := range pragmas {
+		var was string
+		if err := conn.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&was); err != nil {
+			return res, fmt.Errorf("generate: read pragma %s: %w", p.name, err)
+		}
+		restore = append(restore, "PRAGMA "+p.name+" = "+was)
+	}
+	for _, q := range dropGenTables() {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return res, fmt.Errorf("generate: %s: %w", q, err)
+		}
+	}
+	for _, p := range pragmas {
+		if _, err := conn.ExecContext(ctx, "PRAGMA "+p.name+" = "+p.load); err != nil {
+			return res, fmt.Errorf("generate: pragma %s: %w", p.name, err)
 		}
 	}
 	if err := loadGenTables(ctx, conn, b); err != nil {
