@@ -70,3 +70,36 @@ func BenchmarkFindTransactions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFindTransactionByID reports the rate of lookups of one
+// transaction with two items, from 8 goroutines as a loaded server has.
+func BenchmarkFindTransactionByID(b *testing.B) {
+	const n = 1000
+	for _, backend := range storetest.Backends(b) {
+		b.Run(backend, func(b *testing.B) {
+			db := storetest.Open(b, backend)
+			mustImport(b, db, fixture(b))
+			recs := benchTransactions(b, n)
+			mustImport(b, db, &afftrack.Dataset{Transactions: recs})
+			s := sqlstore.NewTransactionService(db)
+			b.SetParallelism(4) // 8 goroutines on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					id := recs[i%n].Transaction.ID
+					i++
+					t, err := s.FindTransactionByID(context.Background(), 1, id)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if t.ID != id || len(t.Items) != 2 {
+						b.Errorf("transaction %d has id %d and %d items, want two", id, t.ID, len(t.Items))
+						return
+					}
+				}
+			})
+		})
+	}
+}

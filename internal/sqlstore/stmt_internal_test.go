@@ -75,6 +75,13 @@ func TestStatementCache(t *testing.T) {
 			t.Errorf("cached statements = %d, want %d", n, maxStmts)
 		}
 	})
+	t.Run("leaves statements to the driver on PostgreSQL", func(t *testing.T) {
+		// No connection is needed: the dialect decides before any is used.
+		db := &DB{dialect: postgresDialect{}}
+		if st := db.prepared(ctx, selectInvoice); st != nil {
+			t.Error("prepared a statement for a driver that caches its own")
+		}
+	})
 	t.Run("closes its statements with the database and prepares no more", func(t *testing.T) {
 		db := openTestSQLite(t)
 		st := db.prepared(ctx, "SELECT 1")
