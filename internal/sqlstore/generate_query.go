@@ -214,18 +214,18 @@ func (q genQuery) transactions() string {
 		end, validate, afftrack.Status2Locked, end, afftrack.Status2Approved, afftrack.Status2Paid)
 	amendedAt := "(s.ct + 3600000 + (s.h / 1000000) * 800000)"
 	from := fmt.Sprintf(`(SELECT s.*, %[1]s AS vd, %[2]s AS st, %[3]s AS am,
-    %[2]s <> %[4]d AND s.h / 100 %% 100 < %[5]d AND %[3]s < %[6]d AS amd,
+    %[2]s <> %[4]d AND s.h / 100 %% 100 < %[5]d AND %[3]s < %[6]d AS amd, %[11]s AS cty,
     (SELECT sum(i.sale_value * %[7]d + i.reported_sale_value * %[8]d + i.commission) FROM transaction_items i
       WHERE i.rowid BETWEEN %[9]d + s.ic + 1 AND %[9]d + s.ic + %[10]s) AS ps
   FROM s WHERE s.n >= 1 LIMIT -1)`,
 		voided, status, amendedAt, afftrack.Status2Void, b.AmendedPercent, end,
-		int64(1)<<(2*sumBits), int64(1)<<sumBits, q.itemBase, q.itemCount())
+		int64(1)<<(2*sumBits), int64(1)<<sumBits, q.itemBase, q.itemCount(), pick("s.e", b.CreativeTypes, value))
 	modified := fmt.Sprintf("(CASE s.st WHEN %d THEN s.vd WHEN %d THEN s.ct WHEN %d THEN s.ct + %d WHEN %d THEN s.ct + %d ELSE s.ppay END)",
 		afftrack.Status2Void, afftrack.Status2Pending, afftrack.Status2Locked, lock, afftrack.Status2Approved, validate)
 	status, amendedAt, amended := "s.st", "s.am", "s.amd"
 
 	// Creatives: k draws which text link, banner, coupon or promotion.
-	ctype := pick("s.e", b.CreativeTypes, value)
+	ctype := "s.cty"
 	k := "(s.e / 1000 % 1000)"
 	coupon := func(x string) string {
 		return fmt.Sprintf("CASE WHEN %s %% 2 = 0 THEN m.coupon1 ELSE m.coupon2 END", x)
