@@ -35,18 +35,19 @@ const (
 // lock at BEGIN, so two write transactions never deadlock upgrading a read
 // lock, which deferred transactions can do.
 //
-// The page cache is 64 MiB per connection instead of SQLite's 2 MB, which
-// is small for tables of millions of rows and their indexes; a connection
-// only grows its cache as it reads, so the bound is reached by those that
-// scan much. Temporary storage in memory keeps the statement journal of an
-// import's multi-row upserts off the disk. Both together made a bulk load
-// about 40% faster.
+// The page cache is 8 MiB per connection instead of SQLite's 2 MB. It is
+// per connection and stays with an idle one, so a larger cache multiplies:
+// at 64 MiB one whole-year list pushed the server to the 150 MiB
+// memory bound, and two at once to 275 MiB (docs/performance.md, Memory).
+// The generator's bulk load raises its own connection's cache for the load.
+// Temporary storage in memory keeps the statement journal of an import's
+// multi-row upserts off the disk.
 const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 
 // sqliteCommonPragmas are those of sqlitePragmas that an in-memory
 // database, which cannot use WAL, takes too.
 const sqliteCommonPragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)" +
-	"&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+	"&_pragma=cache_size(-8192)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 
 // maxIdleConns is how many idle connections the pool keeps. A burst of
 // requests needs as many connections as it has requests in flight, and a
