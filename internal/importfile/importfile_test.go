@@ -38,7 +38,7 @@ func TestParseReadsEveryField(t *testing.T) {
 	want := &afftrack.Dataset{
 		Merchants: []afftrack.MerchantRecord{{
 			Merchant: afftrack.Merchant{ID: 1, Name: "Example Pty Ltd", AvatarURL: "https://example.com/a.png",
-				Status: afftrack.AccountActive,
+				Status:    afftrack.AccountActive,
 				RateLimit: afftrack.RateLimit{PerMinute: afftrack.Some[int64](60), Concurrent: afftrack.Some[int64](0)}},
 			APIKeys: []string{"merchant-one-key-000001"},
 		}},
