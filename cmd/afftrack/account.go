@@ -14,7 +14,7 @@ import (
 // runAccount administers accounts: create, show, suspend, close, reactivate.
 func runAccount(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: account create|show|suspend|close|reactivate merchant|affiliate ...", errUsage)
+		return fmt.Errorf("%w: account create|show|suspend|close|reactivate merchant|affiliate ARGS", errUsage)
 	}
 	verb, args := args[0], args[1:]
 	fs := flag.NewFlagSet("account "+verb, flag.ContinueOnError)
@@ -108,7 +108,7 @@ func showAccount(ctx context.Context, env *cliEnv, accounts *sqlstore.AccountSer
 // runKey administers API keys: create (the secret is shown once), list, revoke.
 func runKey(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: key create|list|revoke ...", errUsage)
+		return fmt.Errorf("%w: key create|list|revoke ARGS", errUsage)
 	}
 	verb, args := args[0], args[1:]
 	fs := flag.NewFlagSet("key "+verb, flag.ContinueOnError)
