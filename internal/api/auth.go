@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -47,29 +49,47 @@ func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Han
 // Every way to fail is the same EUNAUTHORIZED, so a caller cannot tell a
 // wrong key from a suspended account; only a store failure differs.
 func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind) (*afftrack.Account, error) {
-	unauthorized := &afftrack.Error{Code: afftrack.EUNAUTHORIZED, Message: messageUnauthorized}
-	key, header := stateOf(r).query.get("apikey"), r.Header.Get("X-Api-Key")
+	key, header := stateOf(r).query.get("apikey"), headerValue(r.Header, headerAPIKey)
 	switch {
 	case key == "":
 		key = header
 	case header != "" && header != key:
-		return nil, unauthorized
+		return nil, errUnauthorized()
 	}
 	if key == "" {
-		return nil, unauthorized
+		return nil, errUnauthorized()
 	}
-	account, err := s.svc.Accounts.Authenticate(r.Context(), afftrack.HashKey(key))
-	switch afftrack.ErrorCode(err) {
-	case "":
-	case afftrack.EUNAUTHORIZED, afftrack.ENOTFOUND:
-		return nil, unauthorized
-	default:
-		return nil, fmt.Errorf("authenticate: %w", err)
+	account, err := s.svc.Accounts.Authenticate(r.Context(), hashKey(key))
+	if err != nil { // ErrorCode allocates even for a nil error
+		switch afftrack.ErrorCode(err) {
+		case "": // an *afftrack.Error without a code; the account decides
+		case afftrack.EUNAUTHORIZED, afftrack.ENOTFOUND:
+			return nil, errUnauthorized()
+		default:
+			return nil, fmt.Errorf("authenticate: %w", err)
+		}
 	}
 	if account == nil || account.Ref.Kind != kind || account.Status != afftrack.AccountActive {
-		return nil, unauthorized
+		return nil, errUnauthorized()
 	}
 	return account, nil
+}
+
+// errUnauthorized returns the one error of every failed authentication.
+// Each is new, so no caller can change another's.
+func errUnauthorized() error {
+	return &afftrack.Error{Code: afftrack.EUNAUTHORIZED, Message: messageUnauthorized}
+}
+
+// hashKey is afftrack.HashKey with the key's bytes and the hex on the
+// stack, so the string is the only allocation for a key of up to 64 bytes
+// (a plain []byte(secret) stays on the stack only up to 32).
+func hashKey(secret string) string {
+	var buf [64]byte
+	sum := sha256.Sum256(append(buf[:0], secret...))
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 // admit asks the rate limiter for the account's call. It sets the
@@ -82,16 +102,17 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, account *afftrack
 	if err != nil {
 		return fmt.Errorf("rate limiter: %w", err)
 	}
-	stateOf(r).release = release
+	st := stateOf(r)
+	st.release = release
 	h := w.Header()
 	if d.HasWindow {
-		h.Set("X-RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
-		h.Set("X-RateLimit-Remaining", strconv.FormatInt(max(d.Remaining, 0), 10))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(d.Reset), 10))
+		st.setHeader(h, headerRateLimitLimit, strconv.FormatInt(d.Limit, 10))
+		st.setHeader(h, headerRateLimitRemaining, strconv.FormatInt(max(d.Remaining, 0), 10))
+		st.setHeader(h, headerRateLimitReset, strconv.FormatInt(ceilSeconds(d.Reset), 10))
 	}
 	if !d.Allowed {
 		s.svc.Observer.RateLimited(account.Ref.Kind)
-		h.Set("Retry-After", strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
+		st.setHeader(h, headerRetryAfter, strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
 		return &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited}
 	}
 	return nil

@@ -240,13 +240,14 @@ func BenchmarkTransactionList(b *testing.B) {
 			b.SetBytes(f.size)
 			b.ReportAllocs()
 			for b.Loop() {
-				ts := &transactionStream{w: w, st: st, buf: make([]byte, 0, 4096)}
+				ts := newTransactionStream(w, st)
 				for i := range txs {
 					if err := ts.write(&txs[i]); err != nil {
 						b.Fatal(err)
 					}
 				}
 				ts.finish()
+				ts.release()
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/afftrack/afftrack"
 )
@@ -66,9 +67,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logInternal(r, err)
 	}
 	st := stateOf(r)
-	b := st.neg.open(make([]byte, 0, 256))
+	buf := getBody()
+	b := st.neg.open(*buf)
 	b = appendErrorBody(b, st.neg.format, st.ns, errorMessage(code, err))
 	s.respond(w, st, status, st.neg.close(b))
+	putBody(buf, b)
 }
 
 // logInternal logs an internal error with the request id. Every internal
@@ -106,8 +109,38 @@ func appendErrorBody(b []byte, f format, ns, message string) []byte {
 // length.
 func (s *Server) respond(w http.ResponseWriter, st *requestState, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", st.neg.contentType())
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	st.setHeader(h, headerContentType, st.neg.contentType())
+	st.setHeader(h, headerContentLength, strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// maxPooledBody is the largest body buffer kept for reuse: enough for any
+// one record or error, while a large banner list's buffer goes to the
+// garbage collector rather than staying in the pool.
+const maxPooledBody = 64 << 10
+
+// bodyPool holds buffers for complete bodies, so a response costs no
+// buffer of its own. A buffer can go back once written: a ResponseWriter,
+// like any io.Writer, keeps nothing of what it is given.
+var bodyPool = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4096)
+	return &b
+}}
+
+// getBody returns an empty buffer from the pool.
+func getBody() *[]byte {
+	buf := bodyPool.Get().(*[]byte)
+	*buf = (*buf)[:0]
+	return buf
+}
+
+// putBody returns buf to the pool, holding b, the body built in it (which
+// may have outgrown it), once b has been written.
+func putBody(buf *[]byte, b []byte) {
+	if cap(b) > maxPooledBody {
+		return
+	}
+	*buf = b[:0]
+	bodyPool.Put(buf)
 }

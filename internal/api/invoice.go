@@ -8,7 +8,7 @@ import (
 
 // handleInvoice returns one of the affiliate's own invoices by id.
 func (s *Server) handleInvoice(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
-	id, err := parseInt("id", r.PathValue("id"))
+	id, err := parseInt("id", pathValue(r, "id"))
 	if err != nil {
 		return err
 	}
@@ -17,12 +17,14 @@ func (s *Server) handleInvoice(w http.ResponseWriter, r *http.Request, account *
 		return err
 	}
 	st := stateOf(r)
-	b := st.neg.open(make([]byte, 0, 512))
+	buf := getBody()
+	b := st.neg.open(*buf)
 	if st.neg.format == formatXML {
 		b = appendInvoiceXML(b, inv, st.ns)
 	} else {
 		b = appendInvoiceJSON(b, inv)
 	}
 	s.respond(w, st, http.StatusOK, st.neg.close(b))
+	putBody(buf, b)
 	return nil
 }

@@ -2,12 +2,14 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"path"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -17,23 +19,91 @@ import (
 
 // requestState is what the middleware learns about a request and the
 // handlers, the error writer and the request log share.
+//
+// It is the request's context too, the parent's with the state as a
+// value, and it holds the response writer, the query's parameters and the
+// header values the server sets: each request costs this one allocation
+// instead of one for each of those.
 type requestState struct {
-	id      string
-	query   query
-	neg     negotiation
-	ns      string // XML namespace of error bodies: the path's account type
-	rw      *responseWriter
-	route   string            // the route table's pattern, or routeUnmatched
-	account *afftrack.Account // once authenticated
-	release func()            // frees the rate limiter's concurrency slot
-	gone    bool              // aborted because the client went away
+	context.Context // the request's own, before withState
+
+	id            string
+	path          string // the client's escaped path, read once
+	query         query
+	neg           negotiation
+	ns            string // XML namespace of error bodies: the path's account type
+	rw            responseWriter
+	route         *compiledRoute    // the route the path matched; nil for none
+	wildcardValue string            // the value of the route's wildcard, for pathValue
+	account       *afftrack.Account // once authenticated
+	release       func()            // frees the rate limiter's concurrency slot
+	gone          bool              // aborted because the client went away
+
+	params  [4]queryParam // backs query for up to 4 parameters, as many as most calls have
+	headers [9]string     // backs the values setHeader sets
+	nHeader int           // headers used
 }
 
 type stateKey struct{}
 
+// Value returns the state for stateKey and asks the parent context for
+// any other key, as context.WithValue would. Deadline, Done and Err are
+// the parent's, so cancellation works as before, and a context derived
+// from this one finds the parent's cancellation through Value as it
+// would through a context.WithValue.
+func (st *requestState) Value(key any) any {
+	if key == (stateKey{}) {
+		return st
+	}
+	return st.Context.Value(key)
+}
+
 // stateOf returns the state withState attached to r.
 func stateOf(r *http.Request) *requestState {
+	if st, ok := r.Context().(*requestState); ok {
+		return st
+	}
 	return r.Context().Value(stateKey{}).(*requestState)
+}
+
+// Canonical names of the headers set through setHeader, which stores
+// them as given, or read through headerValue.
+const (
+	headerAccept             = "Accept"
+	headerAPIKey             = "X-Api-Key"
+	headerRequestID          = "X-Request-Id"
+	headerContentTypeOptions = "X-Content-Type-Options"
+	headerVary               = "Vary"
+	headerContentType        = "Content-Type"
+	headerContentLength      = "Content-Length"
+	headerRateLimitLimit     = "X-Ratelimit-Limit"
+	headerRateLimitRemaining = "X-Ratelimit-Remaining"
+	headerRateLimitReset     = "X-Ratelimit-Reset"
+	headerRetryAfter         = "Retry-After"
+)
+
+// headerValue is h.Get(key) for a key in canonical form, which needs no
+// canonicalizing on every call.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// setHeader sets h[key], key being in canonical form, to the single value
+// v, as h.Set does, but with the value slice backed by the state's array
+// rather than allocated. Each slice's capacity is its length, so an Add
+// to the header copies it instead of overwriting a neighbour.
+func (st *requestState) setHeader(h http.Header, key, v string) {
+	i := st.nHeader
+	if i == len(st.headers) {
+		h[key] = []string{v}
+		return
+	}
+	st.nHeader++
+	st.headers[i] = v
+	h[key] = st.headers[i : i+1 : i+1]
 }
 
 // withState starts every request: it settles the request id, parses the
@@ -41,22 +111,16 @@ func stateOf(r *http.Request) *requestState {
 // carries, before anything can fail.
 func (s *Server) withState(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := &requestState{id: requestID(r.Header.Get("X-Request-Id")), query: parseQuery(r.URL.RawQuery), route: routeUnmatched}
+		st := &requestState{Context: r.Context(), id: requestID(headerValue(r.Header, headerRequestID))}
+		st.query = parseQuery(r.URL.RawQuery, st.params[:0])
 		st.neg = negotiateRequest(r, st.query)
-		st.ns = s.namespace(r.URL.EscapedPath())
+		st.path = r.URL.EscapedPath()
+		st.ns = s.namespace(st.path)
 		h := w.Header()
-		h.Set("X-Request-Id", st.id)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Vary", "Accept, Content-Type")
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
-	})
-}
-
-// withRoute records the route pattern a request matched, for the metrics.
-func withRoute(pattern string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		stateOf(r).route = pattern
-		next.ServeHTTP(w, r)
+		st.setHeader(h, headerRequestID, st.id)
+		st.setHeader(h, headerContentTypeOptions, "nosniff")
+		st.setHeader(h, headerVary, "Accept, Content-Type")
+		next.ServeHTTP(w, r.WithContext(st))
 	})
 }
 
@@ -72,37 +136,74 @@ const statusClientGone = 499
 func (s *Server) withLogging(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
-		rw := &responseWriter{ResponseWriter: w, head: r.Method == http.MethodHead}
-		st.rw = rw
-		start := time.Now()
-		defer func() {
-			if st.release != nil {
-				st.release()
-			}
-			status := rw.status
-			switch {
-			case st.gone:
-				status = statusClientGone
-			case !rw.wroteHeader:
-				status = http.StatusOK
-			}
-			duration := time.Since(start)
-			attrs := []any{
-				"method", r.Method,
-				"url", redactedURL(r.URL),
-				"status", status,
-				"bytes", rw.bytes,
-				"duration", duration,
-				"request_id", st.id,
-			}
-			if st.account != nil {
-				attrs = append(attrs, "account", st.account.Ref.String())
-			}
-			s.logger.InfoContext(r.Context(), "request", attrs...)
-			s.svc.Observer.ObserveRequest(st.route, r.Method, status, duration)
-		}()
-		next.ServeHTTP(rw, r)
+		st.rw = responseWriter{ResponseWriter: w, head: r.Method == http.MethodHead}
+		// withRouting may give the mux another URL; the log shows the
+		// client's, whose escaped path is st.path.
+		u := r.URL
+		defer s.endRequest(r, u, st, time.Now())
+		next.ServeHTTP(&st.rw, r)
 	})
+}
+
+// endRequest frees the rate limiter's slot, logs the request line and
+// reports the request to the observer.
+func (s *Server) endRequest(r *http.Request, u *url.URL, st *requestState, start time.Time) {
+	if st.release != nil {
+		st.release()
+	}
+	status := st.rw.status
+	switch {
+	case st.gone:
+		status = statusClientGone
+	case !st.rw.wroteHeader:
+		status = http.StatusOK
+	}
+	end := time.Now()
+	duration := end.Sub(start)
+	ctx := r.Context()
+	if h := s.logger.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+		// The record is made here and handed to the handler, as
+		// Logger.LogAttrs would, but stamped with the end just read and
+		// the program counter of this line found once, sparing a clock
+		// reading and a stack walk per request. Attrs rather than
+		// alternating arguments: nothing is boxed in an interface, and
+		// the values are the same kinds slog would have made of them.
+		rec := slog.NewRecord(end, slog.LevelInfo, "request", s.requestLinePC())
+		attrs := [...]slog.Attr{
+			slog.String("method", r.Method),
+			slog.String("url", redactedURL(st.path, u)),
+			slog.Int("status", status),
+			slog.Int64("bytes", st.rw.bytes),
+			slog.Duration("duration", duration),
+			slog.String("request_id", st.id),
+			{},
+		}
+		n := len(attrs) - 1
+		if st.account != nil {
+			attrs[n] = slog.String("account", st.account.Ref.String())
+			n++
+		}
+		rec.AddAttrs(attrs[:n]...)
+		_ = h.Handle(ctx, rec)
+	}
+	route := routeUnmatched
+	if st.route != nil {
+		route = st.route.pattern
+	}
+	s.svc.Observer.ObserveRequest(route, r.Method, status, duration)
+}
+
+// requestLinePC returns the program counter of its caller, endRequest,
+// where the request line is logged: the source a handler with AddSource
+// reports. It is found once per server, as it is the same for every line.
+func (s *Server) requestLinePC() uintptr {
+	if pc := s.linePC.Load(); pc != 0 {
+		return uintptr(pc)
+	}
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:]) // skip runtime.Callers and requestLinePC
+	s.linePC.Store(uint64(pcs[0]))
+	return pcs[0]
 }
 
 // withRecover turns a handler's panic into a logged 500, so one bad
@@ -133,71 +234,12 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 	})
 }
 
-// withCanonicalPath lets paths match case-insensitively and with a
-// trailing slash: it strips one trailing slash and lower-cases the literal
-// segments of the route the path has the shape of, leaving wildcard
-// segments as written so error messages echo them. A path that is not
-// clean names no route; it is answered 404 here, before the mux would
-// redirect it.
-func (s *Server) withCanonicalPath(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.EscapedPath()
-		if len(p) > 1 {
-			p = strings.TrimSuffix(p, "/")
-		}
-		if !strings.HasPrefix(p, "/") || path.Clean(p) != p {
-			s.notFound(w, r)
-			return
-		}
-		canonical := s.canonicalPath(p)
-		if canonical == r.URL.EscapedPath() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		unescaped, err := url.PathUnescape(canonical)
-		if err != nil {
-			s.notFound(w, r)
-			return
-		}
-		r2 := new(http.Request)
-		*r2 = *r
-		u := *r.URL
-		u.Path, u.RawPath = unescaped, canonical
-		r2.URL = &u
-		next.ServeHTTP(w, r2)
-	})
-}
-
-// canonicalPath returns the escaped path p with the literal segments of the
-// first route of its shape lower-cased, or p unchanged when no route has
-// its shape.
-func (s *Server) canonicalPath(p string) string {
-	segs := strings.Split(p[1:], "/")
-outer:
-	for _, route := range s.routeSegments {
-		if len(route) != len(segs) {
-			continue
-		}
-		for i, rs := range route {
-			if !strings.HasPrefix(rs, "{") && !strings.EqualFold(rs, segs[i]) {
-				continue outer
-			}
-		}
-		for i, rs := range route {
-			if !strings.HasPrefix(rs, "{") {
-				segs[i] = rs
-			}
-		}
-		return "/" + strings.Join(segs, "/")
-	}
-	return p
-}
-
 // namespace returns the XML namespace for a path: Affiliate when its
-// account-type segment says so, Merchant otherwise (unknown paths included).
+// account-type segment (the second) says so, Merchant otherwise (unknown
+// paths included).
 func (s *Server) namespace(escapedPath string) string {
-	segs := strings.SplitN(strings.TrimPrefix(escapedPath, "/"), "/", 3)
-	if len(segs) >= 2 && strings.EqualFold(segs[1], afftrack.KindAffiliate.String()) {
+	_, rest, ok := strings.Cut(strings.TrimPrefix(escapedPath, "/"), "/")
+	if seg, _, _ := strings.Cut(rest, "/"); ok && strings.EqualFold(seg, afftrack.KindAffiliate.String()) {
 		return s.nsAffiliate
 	}
 	return s.nsMerchant
@@ -210,35 +252,43 @@ func requestID(id string) string {
 	if len(id) >= 1 && len(id) <= 128 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == "" {
 		return id
 	}
+	// A request id labels a request for correlation; it guards nothing,
+	// so the runtime's generator (ChaCha8 seeded by the system, per
+	// thread) serves, without crypto/rand's system call.
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return hex.EncodeToString(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+	var h [2 * len(b)]byte
+	hex.Encode(h[:], b[:])
+	return string(h[:])
 }
 
-// redactedURL returns u's path and query for the log with the value of
-// every apiKey parameter, in any case of the name, replaced by REDACTED.
-// It splits on ';' as well as '&' so no spelling of the query slips a key
-// through.
-func redactedURL(u *url.URL) string {
-	p := u.EscapedPath()
+// redactedURL returns u's path, p being its escaped path, and query for
+// the log with the value of every apiKey parameter, in any case of the
+// name, replaced by REDACTED. It splits on ';' as well as '&' so no
+// spelling of the query slips a key through.
+func redactedURL(p string, u *url.URL) string {
 	if u.RawQuery == "" {
 		if u.ForceQuery {
 			return p + "?"
 		}
 		return p
 	}
+	raw := u.RawQuery
 	var b strings.Builder
+	// Room for one key shorter than its REDACTED: one allocation in the
+	// usual case.
+	b.Grow(len(p) + 1 + len(raw) + len("REDACTED"))
 	b.WriteString(p)
 	b.WriteByte('?')
-	raw := u.RawQuery
 	for {
-		i := strings.IndexAny(raw, "&;")
+		i := pairEnd(raw)
 		pair := raw
 		if i >= 0 {
 			pair = raw[:i]
 		}
 		name, _, hasValue := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(name); hasValue && (err != nil || strings.EqualFold(n, "apikey")) {
+		if hasValue && isAPIKeyName(name) {
 			// A name that does not unescape might hide apiKey; redact it too.
 			b.WriteString(name)
 			b.WriteString("=REDACTED")
@@ -252,6 +302,24 @@ func redactedURL(u *url.URL) string {
 		raw = raw[i+1:]
 	}
 	return b.String()
+}
+
+// pairEnd returns the index of the first '&' or ';' of a raw query, or -1.
+func pairEnd(raw string) int {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '&' || raw[i] == ';' {
+			return i
+		}
+	}
+	return -1
+}
+
+// isAPIKeyName reports whether the raw name of a query parameter must
+// have its value redacted: it names apiKey in any case, or it does not
+// unescape, so it might hide apiKey.
+func isAPIKeyName(name string) bool {
+	n, err := url.QueryUnescape(name)
+	return err != nil || strings.EqualFold(n, "apikey")
 }
 
 // responseWriter records the status and size of a response for the log,

@@ -45,8 +45,8 @@ type negotiation struct {
 // negotiateRequest negotiates the format of r's response from its query
 // and headers.
 func negotiateRequest(r *http.Request, q query) negotiation {
-	accept := strings.Join(r.Header.Values("Accept"), ",")
-	return negotiate(q.get("contenttype"), accept, r.Header.Get("Content-Type"), q.get("callback"))
+	accept := strings.Join(r.Header[headerAccept], ",")
+	return negotiate(q.get("contenttype"), accept, headerValue(r.Header, headerContentType), q.get("callback"))
 }
 
 // negotiate applies the contract's precedence: the contentType parameter,
@@ -109,7 +109,11 @@ func mediaFormat(s string) (format, bool) {
 // nothing supported gives JSON.
 func acceptFormat(accept string) format {
 	best, bestQ := formatJSON, 0
-	for entry := range strings.SplitSeq(accept, ",") {
+	// Cut in a loop, as strings.SplitSeq would yield: every request has
+	// an Accept to read, and the loop costs no iterator.
+	for rest, more := accept, true; more; {
+		var entry string
+		entry, rest, more = strings.Cut(rest, ",")
 		mediaType, params, _ := strings.Cut(entry, ";")
 		mediaType = strings.TrimSpace(mediaType)
 		var f format
@@ -137,7 +141,9 @@ func acceptFormat(accept string) format {
 // thousandths: 1000 when absent, false when malformed.
 func acceptQ(params string) (int, bool) {
 	q := 1000
-	for p := range strings.SplitSeq(params, ";") {
+	for rest, more := params, true; more; {
+		var p string
+		p, rest, more = strings.Cut(rest, ";")
 		name, value, found := strings.Cut(p, "=")
 		name = strings.TrimSpace(name)
 		if !found {

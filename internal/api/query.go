@@ -9,15 +9,23 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-// query holds a request's query parameters by lower-cased name: names match
+// query holds a request's query parameters in their order: names match
 // case-insensitively, an empty value counts as absent, and of a repeated
-// name the first non-empty value wins.
-type query map[string]string
+// name the first non-empty value wins. It is a slice searched in order
+// rather than a map: a request carries a handful of parameters, and the
+// slice can live in the request's state instead of costing a map and a
+// lower-cased copy of each name per request.
+type query []queryParam
 
-// parseQuery parses a raw query string. A pair that does not unescape is
-// skipped, as net/url does, so a bad pair only ever means "absent".
-func parseQuery(raw string) query {
-	q := make(query)
+// queryParam is one parameter whose value is neither empty nor badly
+// escaped. name is as written when it is ASCII, lower-cased otherwise.
+type queryParam struct{ name, value string }
+
+// parseQuery parses a raw query string, appending to buf. A pair that does
+// not unescape is skipped, as net/url does, so a bad pair only ever means
+// "absent".
+func parseQuery(raw string, buf []queryParam) query {
+	q := query(buf[:0])
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
@@ -31,17 +39,61 @@ func parseQuery(raw string) query {
 		if err != nil || value == "" {
 			continue
 		}
-		name = strings.ToLower(name)
-		if _, ok := q[name]; !ok {
-			q[name] = value
+		if !isASCII(name) {
+			// Unicode lower-casing is not ASCII folding (the long s
+			// folds to s but is its own lower case), so a non-ASCII
+			// name is matched as strings.ToLower spells it.
+			name = strings.ToLower(name)
 		}
+		q = append(q, queryParam{name, value})
 	}
 	return q
 }
 
-// get returns the value of the parameter with the given lower-case name,
-// or "" when it is absent.
-func (q query) get(name string) string { return q[name] }
+// get returns the value of the parameter with the given ASCII name, in any
+// case, or "" when it is absent. A stored name matches when it equals the
+// name lower-cased once it is lower-cased itself: ASCII folding does that
+// for an ASCII name, and a lower-cased non-ASCII one has no upper-case
+// ASCII letter left to fold.
+func (q query) get(name string) string {
+	for _, p := range q {
+		if asciiEqualFold(p.name, name) {
+			return p.value
+		}
+	}
+	return ""
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiEqualFold reports whether a and b are equal once their ASCII
+// letters are lower-cased.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		ca, cb := a[i], b[i]
+		if 'A' <= ca && ca <= 'Z' {
+			ca += 'a' - 'A'
+		}
+		if 'A' <= cb && cb <= 'Z' {
+			cb += 'a' - 'A'
+		}
+		if ca != cb {
+			return false
+		}
+	}
+	return true
+}
 
 // params reads a function's parameters from a query. The first bad one
 // sticks in err and the rest are skipped, so a handler reads them in the
@@ -59,7 +111,7 @@ func (p *params) date(name string) time.Time {
 	if p.err != nil {
 		return time.Time{}
 	}
-	v := p.q.get(strings.ToLower(name))
+	v := p.q.get(name)
 	if v == "" {
 		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: is required", name)
 		return time.Time{}
@@ -74,7 +126,7 @@ func (p *params) date(name string) time.Time {
 
 // int64 fills dst from the optional integer parameter name.
 func (p *params) int64(name string, dst *afftrack.Null[int64]) {
-	v := p.q.get(strings.ToLower(name))
+	v := p.q.get(name)
 	if p.err != nil || v == "" {
 		return
 	}
@@ -89,7 +141,7 @@ func (p *params) int64(name string, dst *afftrack.Null[int64]) {
 // text fills dst from the optional text parameter name. The value is taken
 // whole; the store matches it ignoring case.
 func (p *params) text(name string, dst *afftrack.Null[string]) {
-	if v := p.q.get(strings.ToLower(name)); p.err == nil && v != "" {
+	if v := p.q.get(name); p.err == nil && v != "" {
 		*dst = afftrack.Some(v)
 	}
 }
@@ -97,7 +149,7 @@ func (p *params) text(name string, dst *afftrack.Null[string]) {
 // bool fills dst from the optional boolean parameter name: true or false,
 // ignoring case.
 func (p *params) bool(name string, dst *afftrack.Null[bool]) {
-	v := p.q.get(strings.ToLower(name))
+	v := p.q.get(name)
 	switch {
 	case p.err != nil, v == "":
 	case strings.EqualFold(v, "true"):
@@ -113,7 +165,7 @@ func (p *params) bool(name string, dst *afftrack.Null[bool]) {
 // parse, one of the root package's Parse functions; names lists the
 // accepted values for the message.
 func paramEnum[T ~uint8](p *params, name string, dst *T, parse func(string) (T, bool), names string) {
-	v := p.q.get(strings.ToLower(name))
+	v := p.q.get(name)
 	if p.err != nil || v == "" {
 		return
 	}

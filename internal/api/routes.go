@@ -8,7 +8,8 @@ import (
 )
 
 // route is one path of the interface. Paths are registered lower-case;
-// withCanonicalPath maps any spelling onto them.
+// withRouting maps any spelling onto them. Handlers read a wildcard's
+// value with pathValue.
 type route struct {
 	path    string
 	handler http.Handler // serves GET, and so HEAD

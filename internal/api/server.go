@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -105,8 +106,10 @@ type Server struct {
 
 	nsMerchant, nsAffiliate string
 	trackingBase            string
-	routeSegments           [][]string // the route table's paths, split, for withCanonicalPath
+	compiled                []compiledRoute // the route table, for withRouting
+	mux                     *http.ServeMux  // every route, for the paths withRouting leaves to it
 	handler                 http.Handler
+	linePC                  atomic.Uint64 // the request line's program counter, once known
 }
 
 // NewServer returns a server for the given services. clock stamps the
@@ -130,24 +133,50 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 		s.trackingBase = base + "/t"
 	}
 
-	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(http.MethodGet+" "+rt.path, withRoute(rt.path, rt.handler))
-		mux.Handle(rt.path, withRoute(rt.path, http.HandlerFunc(s.methodNotAllowed)))
-		s.routeSegments = append(s.routeSegments, strings.Split(rt.path[1:], "/"))
+		c := compileRoute(rt)
+		for _, other := range s.compiled {
+			if sameShape(c, other) {
+				// withRouting serves a path of a route's shape without
+				// asking the mux, which would choose between the two.
+				panic("api: routes " + other.pattern + " and " + c.pattern + " have the same shape")
+			}
+		}
+		s.compiled = append(s.compiled, c)
 	}
-	mux.Handle("/", http.HandlerFunc(s.notFound))
+	s.mux = http.NewServeMux()
+	for i := range s.compiled {
+		c := &s.compiled[i] // s.compiled is complete: the pointer stays valid
+		s.mux.Handle(http.MethodGet+" "+c.pattern, withRoute(c, c.handler))
+		s.mux.Handle(c.pattern, withRoute(c, http.HandlerFunc(s.methodNotAllowed)))
+	}
+	s.mux.Handle("/", http.HandlerFunc(s.notFound))
 
 	// Outermost first: the state (request id, query, format, common
 	// headers) exists before anything can fail; the log line and the
 	// rate-limit release wrap everything, panics included; recovery
 	// answers 500 in the negotiated format; paths are made canonical
-	// just before the mux matches them.
+	// and routed last.
 	s.handler = s.withState(
 		s.withLogging(
 			s.withRecover(
-				s.withCanonicalPath(mux))))
+				s.withRouting())))
 	return s
+}
+
+// sameShape reports whether some path could have the shape of both
+// routes: as many segments, each a wildcard in one of them or the same
+// literal ignoring case.
+func sameShape(a, b compiledRoute) bool {
+	if len(a.segments) != len(b.segments) {
+		return false
+	}
+	for i := range a.segments {
+		if i != a.wildcard && i != b.wildcard && !strings.EqualFold(a.segments[i], b.segments[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Handler returns the whole interface: middleware and routes.

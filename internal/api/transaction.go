@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/afftrack/afftrack"
 )
@@ -21,9 +22,10 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 	if err != nil {
 		return err
 	}
-	ts := &transactionStream{w: w, st: stateOf(r), buf: make([]byte, 0, 4096)}
+	ts := newTransactionStream(w, stateOf(r))
 	if err := s.svc.Transactions.FindTransactions(r.Context(), f, ts.write); err != nil {
 		if !ts.started() {
+			ts.release()
 			return err
 		}
 		// The status line and part of the list may be out already: a
@@ -37,12 +39,13 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 		panic(http.ErrAbortHandler)
 	}
 	ts.finish()
+	ts.release()
 	return nil
 }
 
 // handleTransaction returns one of the merchant's transactions by id.
 func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
-	id, err := parseInt("id", r.PathValue("id"))
+	id, err := parseInt("id", pathValue(r, "id"))
 	if err != nil {
 		return err
 	}
@@ -51,13 +54,15 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request, accou
 		return err
 	}
 	st := stateOf(r)
-	b := st.neg.open(make([]byte, 0, 2048))
+	buf := getBody()
+	b := st.neg.open(*buf)
 	if st.neg.format == formatXML {
 		b = appendTransactionXML(b, t, st.ns)
 	} else {
 		b = appendTransactionJSON(b, t)
 	}
 	s.respond(w, st, http.StatusOK, st.neg.close(b))
+	putBody(buf, b)
 	return nil
 }
 
@@ -71,15 +76,48 @@ type transactionStream struct {
 	bw  *bufio.Writer
 	buf []byte // reused for every transaction
 	n   int
+	sb  *streamBuffers
+}
+
+// streamBuffers are the buffers of a transactionStream, pooled: a list's
+// 32 KiB writer was otherwise most of the garbage a request makes.
+type streamBuffers struct {
+	bw  *bufio.Writer
+	buf []byte
+}
+
+// streamPool holds streamBuffers between requests.
+var streamPool = sync.Pool{New: func() any {
+	return &streamBuffers{bw: bufio.NewWriterSize(nil, streamBufferSize), buf: make([]byte, 0, 4096)}
+}}
+
+// newTransactionStream returns a stream to w with buffers from the pool;
+// release gives them back.
+func newTransactionStream(w http.ResponseWriter, st *requestState) *transactionStream {
+	sb := streamPool.Get().(*streamBuffers)
+	return &transactionStream{w: w, st: st, buf: sb.buf[:0], sb: sb}
+}
+
+// release returns the stream's buffers to the pool, unless a transaction
+// made the encoding buffer outgrow what the pool keeps. The stream must
+// not be used after.
+func (ts *transactionStream) release() {
+	if cap(ts.buf) > maxPooledBody {
+		return
+	}
+	ts.sb.bw.Reset(nil)
+	ts.sb.buf = ts.buf[:0]
+	streamPool.Put(ts.sb)
 }
 
 func (ts *transactionStream) started() bool { return ts.bw != nil }
 
 // start writes the status, the headers and the array's opening.
 func (ts *transactionStream) start() {
-	ts.w.Header().Set("Content-Type", ts.st.neg.contentType())
+	ts.st.setHeader(ts.w.Header(), headerContentType, ts.st.neg.contentType())
 	ts.w.WriteHeader(http.StatusOK)
-	ts.bw = bufio.NewWriterSize(ts.w, streamBufferSize)
+	ts.bw = ts.sb.bw
+	ts.bw.Reset(ts.w)
 	b := ts.st.neg.open(ts.buf[:0])
 	if ts.st.neg.format == formatXML {
 		b = appendXMLOpen(b, "TransactionArray", ts.st.ns)

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +46,24 @@ type Metrics struct {
 	duration      *prometheus.HistogramVec
 	refusals      *prometheus.CounterVec
 	limiterErrors prometheus.Counter
+
+	// series caches the request series by route, folded method and
+	// status: a lookup here reads no lock and formats no status, where
+	// WithLabelValues hashes every label and takes its vector's lock on
+	// every request. It holds no more series than the registry does.
+	series sync.Map // requestKey -> *requestSeries
+}
+
+// requestKey names the series of one kind of request.
+type requestKey struct {
+	route, method string // the method folded by methodLabel
+	status        int
+}
+
+// requestSeries is a request's counter and duration histogram.
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // New returns the metrics in a new registry that also holds the Go runtime
@@ -115,8 +134,17 @@ func (m *Metrics) Handler() http.Handler {
 // ObserveRequest counts one answered request and its duration. route must
 // be a pattern of the route table or "unmatched", never a raw path.
 func (m *Metrics) ObserveRequest(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, methodLabel(method), strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(d.Seconds())
+	k := requestKey{route, methodLabel(method), status}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, &requestSeries{
+			requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(status)),
+			duration: m.duration.WithLabelValues(route),
+		})
+	}
+	s := v.(*requestSeries)
+	s.requests.Inc()
+	s.duration.Observe(d.Seconds())
 }
 
 // RateLimited counts one call of an account of the given kind answered 429.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +122,42 @@ func TestLabels(t *testing.T) {
 				t.Errorf("got %q, want %q", tt.got, tt.want)
 			}
 		})
+	}
+}
+
+// TestConcurrentRequests checks that requests observed at once, some of
+// them the first of their series, are all counted, each in its own series,
+// and that invented methods share the one series of "other".
+func TestConcurrentRequests(t *testing.T) {
+	m := New(nil)
+	kinds := []struct{ route, method string }{
+		{"/v1/merchant/transactions/{id}", "GET"},
+		{"/v1/merchant/transactions/{id}", "HEAD"},
+		{"unmatched", "BREW"},
+		{"unmatched", "BREW2"},
+	}
+	const perKind = 200
+	var wg sync.WaitGroup
+	for _, k := range kinds {
+		for range 4 {
+			wg.Go(func() {
+				for range perKind / 4 {
+					m.ObserveRequest(k.route, k.method, 200, time.Millisecond)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	out := scrape(t, m)
+	for _, want := range []string{
+		`afftrack_http_requests_total{method="GET",route="/v1/merchant/transactions/{id}",status="200"} 200`,
+		`afftrack_http_requests_total{method="HEAD",route="/v1/merchant/transactions/{id}",status="200"} 200`,
+		`afftrack_http_requests_total{method="other",route="unmatched",status="200"} 400`,
+		`afftrack_http_request_duration_seconds_count{route="/v1/merchant/transactions/{id}"} 400`,
+		`afftrack_http_request_duration_seconds_count{route="unmatched"} 400`,
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("scrape lacks %s", want)
+		}
 	}
 }

@@ -37,8 +37,13 @@ type Memory struct {
 type memoryShard struct {
 	mu        sync.Mutex
 	accounts  map[afftrack.AccountRef]*memoryAccount
-	nextSweep int64 // Unix nanoseconds
+	nextSweep int64         // Unix nanoseconds
+	flags     []atomic.Bool // unused released flags, see releaser
 }
+
+// flagsPerAllocation is how many calls' released flags one allocation
+// holds.
+const flagsPerAllocation = 64
 
 // memoryAccount is one account's state. Its fields are guarded by its
 // shard's mutex.
@@ -122,9 +127,18 @@ func (m *Memory) Acquire(_ context.Context, a afftrack.AccountRef, l afftrack.Li
 }
 
 // releaser returns the release of a call of acc: it frees the call's slot
-// once, however often it is called.
+// once, however often it is called. sh.mu is held.
+//
+// The call's released flag is taken from a block of them, each flag
+// serving one call only and the block living as long as any of their
+// releases, so a call costs the closure alone rather than the closure
+// and its flag.
 func (sh *memoryShard) releaser(acc *memoryAccount) func() {
-	var released atomic.Bool
+	if len(sh.flags) == 0 {
+		sh.flags = make([]atomic.Bool, flagsPerAllocation)
+	}
+	released := &sh.flags[0]
+	sh.flags = sh.flags[1:]
 	return func() {
 		if released.Swap(true) {
 			return

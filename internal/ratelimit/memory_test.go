@@ -157,3 +157,23 @@ func TestMemorySweepsAtMostOnceAMinute(t *testing.T) {
 		t.Fatal("the shard swept again within a minute")
 	}
 }
+
+// TestMemoryReleaseFlags checks that the released flags, handed out in
+// blocks, stay one per call: across several blocks, each release frees
+// its own call's slot once, however often it is called, and no other.
+func TestMemoryReleaseFlags(t *testing.T) {
+	m := NewMemory()
+	l := afftrack.Limits{}
+	const calls = 3*flagsPerAllocation + 5
+	releases := make([]func(), calls)
+	for i := range releases {
+		_, releases[i] = acquireAt(t, m, merchant42, l, 0, true)
+	}
+	for i, release := range releases {
+		release()
+		release()
+		if got, want := m.state(merchant42).inflight, int64(calls-i-1); got != want {
+			t.Fatalf("after %d releases, twice each: %d in progress, want %d", i+1, got, want)
+		}
+	}
+}
