@@ -49,4 +49,10 @@ type ImportService interface {
 	// an EINVALID error naming the collection, the index and the field,
 	// e.g. `Transactions[3].AffiliateId: affiliate 9 does not exist`.
 	Import(ctx context.Context, d *Dataset) (ImportSummary, error)
+
+	// ImportChunks imports the datasets next returns, until it returns
+	// nil, in one database transaction, as Import imports their
+	// concatenation: a load too large to hold in memory at once. An error
+	// names a record by its index in its own chunk.
+	ImportChunks(ctx context.Context, next func() (*Dataset, error)) (ImportSummary, error)
 }

@@ -135,7 +135,6 @@ type Generator struct {
 
 	tx      *transactionState
 	summary Summary
-	bulk    bool // a store generates the transactions and invoices (see Bulk)
 }
 
 // New returns a Generator for cfg. Setting up its merchants, products and
@@ -181,10 +180,6 @@ func (g *Generator) Next() *afftrack.Dataset {
 		Transactions: d.Transactions[:0], Banners: d.Banners[:0], Invoices: d.Invoices[:0],
 	}
 	for g.phase < phaseDone {
-		if g.bulk && g.phase == phaseTransactions {
-			g.phase = phaseDone
-			break
-		}
 		var n int
 		var done bool
 		switch g.phase {

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"time"
@@ -66,11 +67,54 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 	if d == nil {
 		d = &afftrack.Dataset{}
 	}
+	return s.ImportChunks(ctx, func() (*afftrack.Dataset, error) {
+		next := d
+		d = nil
+		return next, nil
+	})
+}
+
+// ImportChunks imports the datasets next returns, until it returns nil, in
+// one database transaction, as Import imports one; an error names a
+// record by its index in its own chunk. The importer's knowledge of the
+// accounts carries from chunk to chunk, so an account is looked up once.
+//
+// A load into an empty transactions table is a bulk load: on SQLite the
+// transactions' date indexes are dropped for it and rebuilt before the
+// commit (a sorted build is several times cheaper than as many ordered
+// inserts), and the connection's page cache is raised and its foreign key
+// checks, which repeat the importer's own, are off (dialect.go).
+// PostgreSQL keeps its indexes, as dropping one would lock out the readers
+// of the table until the load commits.
+func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {
 	now := s.Now
 	if now == nil {
 		now = func() time.Time { return afftrack.WallClock(time.Now(), time.UTC) }
 	}
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	// A connection of its own, so the pragmas a bulk load sets can be set
+	// back on it after the transaction, before it returns to the pool.
+	conn, err := s.db.sql.Conn(ctx)
+	if err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
+	}
+	defer conn.Close()
+	bulk, err := s.db.dialect.beginBulkLoad(ctx, conn)
+	if bulk != nil {
+		defer func() {
+			for _, q := range bulk.restore {
+				// Best effort, with a fresh context, since ctx may be
+				// why the import is leaving; a failure discards the
+				// connection rather than return it to the pool.
+				if _, err := conn.ExecContext(context.WithoutCancel(ctx), q); err != nil {
+					conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // discards the connection
+				}
+			}
+		}()
+	}
+	if err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
 	}
@@ -78,8 +122,13 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 	if err := s.db.dialect.beginImport(ctx, tx); err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
 	}
+	if bulk != nil {
+		if err := bulk.dropIndexes(ctx, tx); err != nil {
+			return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
+		}
+	}
 	im := &importer{
-		ctx: ctx, tx: tx, now: now(), maxParams: s.db.dialect.batchParams(),
+		ctx: ctx, tx: tx, now: now(), dialect: s.db.dialect,
 		stmts:      map[string]*sql.Stmt{},
 		merchants:  map[int64]bool{},
 		affiliates: map[int64]*affiliateNames{},
@@ -89,20 +138,36 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 		im.importMerchants, im.importAffiliates, im.importMemberships, im.importKeys,
 		im.importTransactions, im.importBanners, im.importInvoices,
 	}
-	for _, step := range steps {
-		if err := step(d); err != nil {
+	for {
+		d, err := next()
+		if err != nil {
 			return afftrack.ImportSummary{}, err
+		}
+		if d == nil {
+			break
+		}
+		for _, step := range steps {
+			if err := step(d); err != nil {
+				return afftrack.ImportSummary{}, err
+			}
+		}
+		im.summary.Merchants += len(d.Merchants)
+		im.summary.Affiliates += len(d.Affiliates)
+		im.summary.Memberships += len(d.Memberships)
+		im.summary.Transactions += len(d.Transactions)
+		im.summary.Banners += len(d.Banners)
+		im.summary.Invoices += len(d.Invoices)
+	}
+	if bulk != nil {
+		for _, q := range bulk.finish {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return afftrack.ImportSummary{}, fmt.Errorf("import: %s: %w", q, err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: commit: %w", err)
 	}
-	im.summary.Merchants = len(d.Merchants)
-	im.summary.Affiliates = len(d.Affiliates)
-	im.summary.Memberships = len(d.Memberships)
-	im.summary.Transactions = len(d.Transactions)
-	im.summary.Banners = len(d.Banners)
-	im.summary.Invoices = len(d.Invoices)
 	return im.summary, nil
 }
 
@@ -110,12 +175,12 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 // statements, and what it has learnt about accounts, so that each
 // reference is looked up in the database at most once.
 type importer struct {
-	ctx       context.Context
-	tx        *sql.Tx
-	maxParams int // parameters per multi-row statement
-	now       time.Time
-	stmts     map[string]*sql.Stmt
-	summary   afftrack.ImportSummary
+	ctx     context.Context
+	tx      *sql.Tx
+	dialect dialect
+	now     time.Time
+	stmts   map[string]*sql.Stmt
+	summary afftrack.ImportSummary
 
 	merchants  map[int64]bool            // id: exists
 	affiliates map[int64]*affiliateNames // id: names, nil if it does not exist
@@ -238,6 +303,11 @@ func (im *importer) importMerchants(d *afftrack.Dataset) error {
 }
 
 func (im *importer) importAffiliates(d *afftrack.Dataset) error {
+	if len(d.Affiliates) > 0 {
+		if err := im.exec(bumpAffiliateVersion); err != nil {
+			return fmt.Errorf("import Affiliates: %w", err)
+		}
+	}
 	for i := range d.Affiliates {
 		a := &d.Affiliates[i].Affiliate
 		if err := im.exec(upsertAffiliate, affiliateArgs(a)...); err != nil {
@@ -317,7 +387,7 @@ func (im *importer) importAccountKeys(at string, ref afftrack.AccountRef, secret
 // importTransactions checks each record's references and claims, then
 // hands it to a batch that writes many transactions per statement.
 func (im *importer) importTransactions(d *afftrack.Dataset) error {
-	batch := newTransactionBatch(im, im.maxParams)
+	batch := newTransactionBatch(im)
 	for i := range d.Transactions {
 		rec := &d.Transactions[i]
 		t := &rec.Transaction

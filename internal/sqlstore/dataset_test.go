@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestImportSummary(t *testing.T) {
 			t.Errorf("second import (-want +got):\n%s", diff)
 		}
 		for table, n := range map[string]int64{"merchants": 2, "affiliates": 3, "memberships": 4, "api_keys": 4,
-			"transactions": 7, "transaction_items": 7, "banners": 4, "invoices": 3} {
+			"transactions": 7, "banners": 4, "invoices": 3} {
 			if got := countRows(t, db, table); got != n {
 				t.Errorf("%s holds %d rows after two imports, want %d", table, got, n)
 			}
@@ -208,7 +209,7 @@ func TestImportErrors(t *testing.T) {
 				_, err := sqlstore.NewImportService(db).Import(context.Background(), d)
 				wantError(t, err, afftrack.EINVALID, tt.message)
 				for _, table := range []string{"merchants", "affiliates", "memberships", "api_keys", "transactions",
-					"transaction_items", "banners", "invoices"} {
+					"banners", "invoices"} {
 					if n := countRows(t, db, table); n != 0 {
 						t.Errorf("%s holds %d rows after a failed import", table, n)
 					}
@@ -319,7 +320,7 @@ func TestImportManyTransactions(t *testing.T) {
 		if n := countRows(t, db, "transactions"); n != 248 {
 			t.Errorf("%d transactions, want 248", n)
 		}
-		if n := countRows(t, db, "transaction_items"); n != wantItems {
+		if n := storedItems(t, db); n != wantItems {
 			t.Errorf("%d items, want %d", n, wantItems)
 		}
 		s := sqlstore.NewTransactionService(db)
@@ -339,8 +340,126 @@ func TestImportManyTransactions(t *testing.T) {
 			d.Transactions[i] = tx(d.Transactions[i].ID, 1, "again")
 		}
 		mustImport(t, db, d)
-		if n := countRows(t, db, "transaction_items"); n != 248 {
+		if n := storedItems(t, db); n != 248 {
 			t.Errorf("%d items after re-import, want one each", n)
 		}
+	})
+}
+
+// storedItems counts the items of merchant 1's transactions of any date.
+func storedItems(t *testing.T, db *sqlstore.DB) int64 {
+	t.Helper()
+	var n int64
+	f := afftrack.TransactionFilter{MerchantID: 1, From: dt(t, "2000-01-01"), To: dt(t, "2099-12-31")}
+	if err := sqlstore.NewTransactionService(db).FindTransactions(context.Background(), f, func(tr *afftrack.Transaction) error {
+		n += int64(len(tr.Items))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestImportChunks(t *testing.T) {
+	ctx := context.Background()
+	// chunks splits the fixture into one chunk per collection, then its
+	// transactions one by one.
+	chunks := func(t *testing.T) []*afftrack.Dataset {
+		d := fixture(t)
+		out := []*afftrack.Dataset{{Merchants: d.Merchants, Affiliates: d.Affiliates, Memberships: d.Memberships}}
+		for _, tr := range d.Transactions {
+			out = append(out, &afftrack.Dataset{Transactions: []afftrack.TransactionRecord{tr}})
+		}
+		return append(out, &afftrack.Dataset{Banners: d.Banners, Invoices: d.Invoices})
+	}
+	from := func(ds []*afftrack.Dataset) func() (*afftrack.Dataset, error) {
+		return func() (*afftrack.Dataset, error) {
+			if len(ds) == 0 {
+				return nil, nil
+			}
+			d := ds[0]
+			ds = ds[1:]
+			return d, nil
+		}
+	}
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		indexes := func() int64 {
+			q := `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'transactions'`
+			if db.Dialect() == "postgres" {
+				q = `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'transactions'`
+			}
+			var n int64
+			if err := db.SQL().QueryRowContext(ctx, q).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		before := indexes()
+		t.Run("a failing chunk writes nothing, not even the chunks before it", func(t *testing.T) {
+			cs := chunks(t)
+			cs[2] = &afftrack.Dataset{Transactions: []afftrack.TransactionRecord{cs[2].Transactions[0]}}
+			cs[2].Transactions[0].AffiliateID = 999
+			_, err := sqlstore.NewImportService(db).ImportChunks(ctx, from(cs))
+			wantError(t, err, afftrack.EINVALID, "Transactions[0].AffiliateId: affiliate 999 does not exist")
+			for _, table := range []string{"merchants", "transactions"} {
+				if n := countRows(t, db, table); n != 0 {
+					t.Errorf("%s holds %d rows", table, n)
+				}
+			}
+		})
+		t.Run("an error of next writes nothing", func(t *testing.T) {
+			cs := chunks(t)
+			next := from(cs[:3])
+			_, err := sqlstore.NewImportService(db).ImportChunks(ctx, func() (*afftrack.Dataset, error) {
+				d, _ := next()
+				if d == nil {
+					return nil, errors.New("the file ends early")
+				}
+				return d, nil
+			})
+			if err == nil || err.Error() != "the file ends early" {
+				t.Fatalf("err = %v, want next's", err)
+			}
+			if n := countRows(t, db, "merchants"); n != 0 {
+				t.Errorf("merchants holds %d rows", n)
+			}
+		})
+		t.Run("the chunks read back as one import of them all", func(t *testing.T) {
+			// One connection, to see the pragmas the bulk load leaves on it.
+			db.SQL().SetMaxOpenConns(1)
+			sum, err := sqlstore.NewImportService(db).ImportChunks(ctx, from(chunks(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if db.Dialect() == "sqlite" {
+				for pragma, want := range map[string]int64{"cache_size": -8192, "foreign_keys": 1} {
+					var got int64
+					if err := db.SQL().QueryRowContext(ctx, `PRAGMA `+pragma).Scan(&got); err != nil || got != want {
+						t.Errorf("%s after the load = %d (%v), want the pool's %d", pragma, got, err, want)
+					}
+				}
+			}
+			db.SQL().SetMaxOpenConns(0)
+			d := fixture(t)
+			want := afftrack.ImportSummary{Merchants: len(d.Merchants), Affiliates: len(d.Affiliates),
+				Memberships: len(d.Memberships), Transactions: len(d.Transactions), Banners: len(d.Banners),
+				Invoices: len(d.Invoices), Keys: sum.Keys}
+			if diff := cmp.Diff(want, sum); diff != "" || sum.Keys == 0 {
+				t.Errorf("summary (-want +got):\n%s (keys %d)", diff, sum.Keys)
+			}
+			s := sqlstore.NewTransactionService(db)
+			for _, r := range d.Transactions {
+				got, err := s.FindTransactionByID(ctx, r.MerchantID, r.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(withNames(d, r.Transaction), got); diff != "" {
+					t.Errorf("transaction %d (-want +got):\n%s", r.ID, diff)
+				}
+			}
+			if n := indexes(); n != before {
+				t.Errorf("transactions has %d indexes after a bulk load, %d before", n, before)
+			}
+		})
 	})
 }

@@ -2,18 +2,20 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// migrationFiles holds the schema's history: migrations/NNNN_name.sql,
-// applied in order of NNNN. A released file is never edited; a change is a
-// new file.
+// migrationFiles holds the schema's history: migrations/NNNN_name.sql (or
+// one NNNN_name.ENGINE.sql per engine), applied in order of NNNN. A
+// released file is never edited; a change is a new file.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -23,10 +25,26 @@ type migration struct {
 	version int64
 	name    string
 	sql     string
+	step    migrationStep // nil for most
 }
 
-// loadMigrations reads the embedded migrations in version order.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
+// migrationStep is the Go part of a migration that SQL alone cannot do,
+// such as re-encoding rows. It runs after the migration's SQL, in its
+// transaction.
+type migrationStep func(ctx context.Context, tx *sql.Tx, d dialect) error
+
+// migrationSteps are the Go steps by migration version.
+var migrationSteps = map[int64]migrationStep{
+	2: migrateTransactionDetails,
+}
+
+// loadMigrations reads the migrations of fsys for the engine named
+// dialect, in version order, with their Go steps from steps. A migration
+// is one file, NNNN_description.sql, run on every engine, or, where the
+// engines need different text, one file per engine,
+// NNNN_description.ENGINE.sql (sqlite, postgres), each engine taking its
+// own.
+func loadMigrations(fsys fs.FS, steps map[int64]migrationStep, dialect string) ([]migration, error) {
 	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
@@ -35,10 +53,18 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	seen := map[int64]string{}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
+		num, rest, ok := strings.Cut(base, "_")
 		v, err := strconv.ParseInt(num, 10, 64)
 		if !ok || err != nil || v <= 0 {
 			return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql", base)
+		}
+		if desc, engine, ok := strings.Cut(strings.TrimSuffix(rest, ".sql"), "."); ok {
+			if engine != dialectSQLite && engine != dialectPostgres || desc == "" {
+				return nil, fmt.Errorf("migration %s: name must be NNNN_description.sql or NNNN_description.ENGINE.sql, ENGINE sqlite or postgres", base)
+			}
+			if engine != dialect {
+				continue
+			}
 		}
 		if other, dup := seen[v]; dup {
 			return nil, fmt.Errorf("migrations %s and %s share version %d", other, base, v)
@@ -48,7 +74,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", base, err)
 		}
-		ms = append(ms, migration{version: v, name: base, sql: string(body)})
+		ms = append(ms, migration{version: v, name: base, sql: string(body), step: steps[v]})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
@@ -59,8 +85,12 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // when several processes start at once: the dialect's lock lets one migrate
 // while the others wait, and each migration's transaction re-reads
 // schema_migrations, so a migration is never applied twice.
-func (db *DB) Migrate(ctx context.Context) error {
-	ms, err := loadMigrations(migrationFiles)
+func (db *DB) Migrate(ctx context.Context) error { return db.migrateTo(ctx, math.MaxInt64) }
+
+// migrateTo is Migrate up to version last, for tests of a migration's
+// conversion of the data of the versions before it.
+func (db *DB) migrateTo(ctx context.Context, last int64) error {
+	ms, err := loadMigrations(migrationFiles, migrationSteps, db.dialect.name())
 	if err != nil {
 		return err
 	}
@@ -76,6 +106,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	for _, m := range ms {
+		if m.version > last {
+			break
+		}
 		if err := db.applyMigration(ctx, m); err != nil {
 			return err
 		}
@@ -100,6 +133,11 @@ func (db *DB) applyMigration(ctx context.Context, m migration) error {
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if m.step != nil {
+		if err := m.step(ctx, tx, db.dialect); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
 	}
 	// applied_at is an instant, not a network wall clock: it is only for
 	// operators reading the table.

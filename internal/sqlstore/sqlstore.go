@@ -1,13 +1,16 @@
 // Package sqlstore implements the afftrack services on SQL databases:
 // SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx). Both engines
 // share one schema and one set of SQL texts; what differs is kept in
-// dialect.go.
+// dialect.go, and in the few migrations that need a file per engine.
 //
 // Storage conventions, the same on both engines: datetimes are BIGINT
 // milliseconds since the Unix epoch of their UTC reading (the domain's
 // wall clocks are carried in UTC); money is BIGINT in the domain's integer
 // units; enumerations are SMALLINT of their numeric values, NULL for a
-// nullable one that is null; booleans are BOOLEAN.
+// nullable one that is null; booleans are BOOLEAN. A transaction is the
+// exception: one row of the columns searched and its details in one
+// binary value (transaction_details.go), as lists are the service's main
+// work.
 package sqlstore
 
 import (
@@ -29,6 +32,8 @@ type DB struct {
 	sql     *sql.DB
 	dialect dialect
 	stmts   stmtCache // the hot reads, prepared
+
+	affiliates affiliateNameCache // for the transaction reads
 
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
@@ -120,23 +125,6 @@ func nullInt(n afftrack.Null[int64]) any {
 		return nil
 	}
 	return n.Value
-}
-
-// nullText is the argument for a nullable TEXT column.
-func nullText(n afftrack.Null[string]) any {
-	if !n.Valid {
-		return nil
-	}
-	return n.Value
-}
-
-// nullEnum is the argument for a nullable SMALLINT enumeration column,
-// whose zero value means null.
-func nullEnum[T ~uint8](v T) any {
-	if v == 0 {
-		return nil
-	}
-	return int64(v)
 }
 
 // nullMillis is the argument for a nullable datetime column.

@@ -73,19 +73,6 @@ func TestFindTransactionByID(t *testing.T) {
 				t.Errorf("transaction %d round trip (-want +got):\n%s", id, diff)
 			}
 		}
-		t.Run("null fields and zero enumerations are stored as NULL", func(t *testing.T) {
-			var nulls, zeros int64
-			if err := db.SQL().QueryRowContext(ctx, `SELECT
-				SUM(CASE WHEN void_reason IS NULL AND amended_reason IS NULL AND invoice_id IS NULL
-					AND creative_id IS NULL AND coupon_code IS NULL THEN 1 ELSE 0 END),
-				SUM(CASE WHEN void_reason = 0 OR amended_reason = 0 THEN 1 ELSE 0 END)
-				FROM transactions WHERE id = 103`).Scan(&nulls, &zeros); err != nil {
-				t.Fatal(err)
-			}
-			if nulls != 1 || zeros != 0 {
-				t.Errorf("transaction 103: %d rows with NULLs, %d with zeros; want 1 and 0", nulls, zeros)
-			}
-		})
 		t.Run("another merchant's transaction is not found", func(t *testing.T) {
 			_, err := s.FindTransactionByID(ctx, 1, 201)
 			wantError(t, err, afftrack.ENOTFOUND, "The requested item could not be found.")
