@@ -284,9 +284,9 @@ func (postgresDialect) name() string { return dialectPostgres }
 //
 // The lock table itself is created with CREATE TABLE IF NOT EXISTS, which
 // PostgreSQL does not make race-free: two sessions creating it at once can
-// fail with a unique violation on pg_type (23505) or duplicate_table
-// (42P07). Either means another process created it, so the creation is
-// retried and then finds it exists.
+// fail with a unique violation on pg_type (23505), duplicate_table (42P07)
+// or duplicate_object for the table's row type (42710). Each means another
+// process created it, so the creation is retried and then finds it exists.
 func (d postgresDialect) lockMigrations(ctx context.Context, db *sql.DB) (func(), error) {
 	const create = `CREATE TABLE IF NOT EXISTS schema_migrations_lock (id BIGINT PRIMARY KEY)`
 	for attempt := 1; ; attempt++ {
@@ -393,5 +393,5 @@ func (postgresDialect) isUniqueViolation(err error) bool {
 // IF NOT EXISTS that raced another one.
 func isCreateRace(err error) bool {
 	var e *pgconn.PgError
-	return errors.As(err, &e) && (e.Code == "23505" || e.Code == "42P07")
+	return errors.As(err, &e) && (e.Code == "23505" || e.Code == "42P07" || e.Code == "42710")
 }
