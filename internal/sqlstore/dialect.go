@@ -89,6 +89,9 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 	}
 	sqlDB.SetMaxIdleConns(maxIdleConns)
 	db := &DB{sql: sqlDB, dialect: sqliteDialect{}}
+	if !memory {
+		db.reader = newSQLiteReader(path)
+	}
 	if memory {
 		keeper, err := sqlDB.Conn(ctx)
 		if err != nil {

@@ -1,7 +1,9 @@
 // Package sqlstore implements the afftrack services on SQL databases:
 // SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx). Both engines
 // share one schema and one set of SQL texts; what differs is kept in
-// dialect.go, and in the few migrations that need a file per engine.
+// dialect.go, and in the few migrations that need a file per engine. On a
+// SQLite file the transactions are read through the engine's C API rather
+// than database/sql (sqlite_reader.go), from the same SQL texts.
 //
 // Storage conventions, the same on both engines: datetimes are BIGINT
 // milliseconds since the Unix epoch of their UTC reading (the domain's
@@ -34,6 +36,10 @@ type DB struct {
 	stmts   stmtCache // the hot reads, prepared
 
 	affiliates affiliateNameCache // for the transaction reads
+
+	// reader runs the transaction reads on a SQLite file
+	// (sqlite_reader.go); nil on PostgreSQL and in memory.
+	reader *sqliteReader
 
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
@@ -91,6 +97,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close closes every connection. An in-memory database is gone afterwards.
 func (db *DB) Close() error {
 	db.stmts.close()
+	if db.reader != nil {
+		db.reader.close()
+	}
 	if db.keeper != nil {
 		db.keeper.Close()
 	}

@@ -56,7 +56,13 @@ func (r *transactionRow) scan(ctx context.Context, db *DB, rows *sql.Rows, t *af
 	if !ok {
 		return fmt.Errorf("the affiliates' version: unexpected %T value", r.version)
 	}
-	if err := readDetails(t, string(r.details)); err != nil {
+	return db.readTransaction(ctx, t, r.details, version)
+}
+
+// readTransaction reads a row of selectTransactions, its details and the
+// affiliates' version, into t, overwriting all of it.
+func (db *DB) readTransaction(ctx context.Context, t *afftrack.Transaction, details []byte, version int64) error {
+	if err := readDetails(t, string(details)); err != nil {
 		return err
 	}
 	names, err := db.affiliates.lookup(ctx, db, version, t.AffiliateID)
@@ -70,6 +76,20 @@ func (r *transactionRow) scan(ctx context.Context, db *DB, rows *sql.Rows, t *af
 // FindTransactionByID returns the merchant's transaction with the given id;
 // another merchant's is ENOTFOUND like a missing one.
 func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID, id int64) (*afftrack.Transaction, error) {
+	if r := s.db.reader; r != nil {
+		var t *afftrack.Transaction
+		err := r.query(ctx, selectTransactionByID, []int64{id, merchantID}, func(details []byte, version int64) error {
+			t = &afftrack.Transaction{}
+			return s.db.readTransaction(ctx, t, details, version)
+		})
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("find transaction %d: %w", id, err)
+		case t == nil:
+			return nil, notFound()
+		}
+		return t, nil
+	}
 	rows, err := s.db.query(ctx, selectTransactionByID, id, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("find transaction %d: %w", id, err)
@@ -102,7 +122,28 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.query(ctx, query, args...)
+	if r := s.db.reader; r != nil {
+		t := &afftrack.Transaction{}
+		var fnErr error // fn's error, returned as it is
+		err := r.query(ctx, query, args, func(details []byte, version int64) error {
+			if err := s.db.readTransaction(ctx, t, details, version); err != nil {
+				return err
+			}
+			if f.Match(t) {
+				fnErr = fn(t)
+			}
+			return fnErr
+		})
+		if err != nil && err != fnErr {
+			return fmt.Errorf("find transactions: %w", err)
+		}
+		return err
+	}
+	anyArgs := make([]any, len(args))
+	for i, a := range args {
+		anyArgs[i] = a
+	}
+	rows, err := s.db.query(ctx, query, anyArgs...)
 	if err != nil {
 		return fmt.Errorf("find transactions: %w", err)
 	}
@@ -127,7 +168,7 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 
 // transactionListQuery builds the list query of f. Only fixed SQL
 // fragments are concatenated; every value is a parameter.
-func transactionListQuery(f *afftrack.TransactionFilter) (string, []any, error) {
+func transactionListQuery(f *afftrack.TransactionFilter) (string, []int64, error) {
 	var col string
 	switch f.DateProperty {
 	case afftrack.ByDateCreated:
@@ -140,7 +181,7 @@ func transactionListQuery(f *afftrack.TransactionFilter) (string, []any, error) 
 	var b strings.Builder
 	b.WriteString(selectTransactions)
 	b.WriteString("WHERE t.merchant_id = $1 AND " + col + " >= $2 AND " + col + " < $3")
-	args := []any{f.MerchantID, toMillis(f.From), toMillis(f.Until())}
+	args := []int64{f.MerchantID, toMillis(f.From), toMillis(f.Until())}
 	if f.AffiliateID.Valid {
 		args = append(args, f.AffiliateID.Value)
 		b.WriteString(" AND t.affiliate_id = $" + strconv.Itoa(len(args)))

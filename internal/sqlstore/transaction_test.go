@@ -39,6 +39,26 @@ func transactionIn(t testing.TB, d *afftrack.Dataset, id int64) afftrack.Transac
 	return afftrack.Transaction{}
 }
 
+// eachTransactionStore runs fn on every backend and on an in-memory
+// SQLite database, whose transactions are read through database/sql
+// rather than the SQLite file's reader.
+func eachTransactionStore(t *testing.T, fn func(t *testing.T, db *sqlstore.DB)) {
+	t.Helper()
+	eachBackend(t, fn)
+	t.Run("sqlite in memory", func(t *testing.T) {
+		ctx := context.Background()
+		db, err := sqlstore.Open(ctx, "sqlite::memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fn(t, db)
+	})
+}
+
 // listIDs returns the ids FindTransactions gives for f, in order.
 func listIDs(t testing.TB, db *sqlstore.DB, f afftrack.TransactionFilter) []int64 {
 	t.Helper()
@@ -60,7 +80,7 @@ func march(t testing.TB, p afftrack.DateProperty) afftrack.TransactionFilter {
 }
 
 func TestFindTransactionByID(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		d := loaded(t, db)
 		s := sqlstore.NewTransactionService(db)
 		ctx := context.Background()
@@ -88,7 +108,7 @@ func TestFindTransactionByID(t *testing.T) {
 }
 
 func TestTransactionExtremeValuesRoundTrip(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		d := fixture(t)
 		tr := transactionIn(t, d, 101)
 		tr.ID = 9_000_000_000_000
@@ -112,7 +132,7 @@ func TestTransactionExtremeValuesRoundTrip(t *testing.T) {
 }
 
 func TestFindTransactionsOrderAndRange(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		loaded(t, db)
 		tests := []struct {
 			name string
@@ -193,7 +213,7 @@ func TestFindTransactionsFilters(t *testing.T) {
 			f.TrafficSource = str("example.com")
 		}, []int64{103}},
 	}
-	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		d := loaded(t, db)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -219,7 +239,7 @@ func TestFindTransactionsFilters(t *testing.T) {
 }
 
 func TestFindTransactionsStreams(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		d := loaded(t, db)
 		s := sqlstore.NewTransactionService(db)
 		ctx := context.Background()
@@ -274,7 +294,7 @@ func TestFindTransactionsStreams(t *testing.T) {
 }
 
 func TestFindTransactionsManyItems(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		d := fixture(t)
 		d.Transactions = nil
 		day := dt(t, "2024-06-01")
