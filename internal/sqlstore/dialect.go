@@ -117,7 +117,7 @@ func openPostgres(dsn string) (*DB, error) {
 	}
 	sqlDB.SetMaxIdleConns(maxIdleConns)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{sql: sqlDB, dialect: postgresDialect{}}, nil
+	return &DB{sql: sqlDB, dialect: postgresDialect{}, reader: postgresReader{db: sqlDB}}, nil
 }
 
 // dialect is what differs between the engines at run time.

@@ -43,7 +43,7 @@ type sqliteReader struct {
 // a time.
 type sqliteConn struct {
 	tls   *libc.TLS
-	db    uintptr           // sqlite3*
+	db    uintptr            // sqlite3*
 	stmts map[string]uintptr // sqlite3_stmt* by SQL text
 }
 
@@ -59,13 +59,10 @@ const sqliteBusyTimeoutMS = 5000
 
 func newSQLiteReader(name string) *sqliteReader { return &sqliteReader{name: name} }
 
-// sqliteRow is called for each row of a query with its two columns: a
-// BLOB, which is valid only until the call returns, and an INTEGER.
-type sqliteRow func(blob []byte, n int64) error
-
 // query runs query with args bound to $1, $2, ... and calls row for each
-// row until the rows end, row returns an error, or ctx is done.
-func (r *sqliteReader) query(ctx context.Context, query string, args []int64, row sqliteRow) error {
+// row until the rows end, row returns an error, or ctx is done; see
+// transactionReader.
+func (r *sqliteReader) query(ctx context.Context, query string, args []int64, row readerRow) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -228,7 +225,7 @@ func (c *sqliteConn) statement(query string) (st uintptr, keep bool, err error) 
 }
 
 // query runs query on c; see sqliteReader.query.
-func (c *sqliteConn) query(ctx context.Context, query string, args []int64, row sqliteRow) error {
+func (c *sqliteConn) query(ctx context.Context, query string, args []int64, row readerRow) error {
 	st, keep, err := c.statement(query)
 	if err != nil {
 		return err

@@ -28,8 +28,8 @@ func openTestReader(t *testing.T, rows int) *DB {
 			t.Fatal(err)
 		}
 	}
-	if db.reader == nil {
-		t.Fatal("a SQLite file database has no reader")
+	if _, ok := db.reader.(*sqliteReader); !ok {
+		t.Fatalf("a SQLite file database's reader is %T", db.reader)
 	}
 	return db
 }
@@ -127,14 +127,14 @@ func TestSQLiteReader(t *testing.T) {
 				t.Fatalf("query %d: %q, %v", i, got, err)
 			}
 		}
-		c, err := db.reader.get()
+		c, err := db.reader.(*sqliteReader).get()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := len(c.stmts); n != maxStmts {
 			t.Errorf("the connection keeps %d statements, want %d", n, maxStmts)
 		}
-		db.reader.put(c)
+		db.reader.(*sqliteReader).put(c)
 	})
 	t.Run("serves many goroutines at once, each on a connection of its own", func(t *testing.T) {
 		db := openTestReader(t, 20)
@@ -162,7 +162,7 @@ func TestSQLiteReader(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		if n := len(db.reader.idle); n > maxIdleConns {
+		if n := len(db.reader.(*sqliteReader).idle); n > maxIdleConns {
 			t.Errorf("%d idle connections, want at most %d", n, maxIdleConns)
 		}
 	})
@@ -172,7 +172,7 @@ func TestSQLiteReader(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		if n := len(db.reader.idle); n != 0 {
+		if n := len(db.reader.(*sqliteReader).idle); n != 0 {
 			t.Errorf("%d idle connections after Close", n)
 		}
 		if _, err := collect(ctx, db, byRange, 1, 1); err == nil {

@@ -1,9 +1,10 @@
 // Package sqlstore implements the afftrack services on SQL databases:
 // SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx). Both engines
 // share one schema and one set of SQL texts; what differs is kept in
-// dialect.go, and in the few migrations that need a file per engine. On a
-// SQLite file the transactions are read through the engine's C API rather
-// than database/sql (sqlite_reader.go), from the same SQL texts.
+// dialect.go, and in the few migrations that need a file per engine. The
+// transactions, the main work, are read beneath database/sql from the same
+// SQL texts: through SQLite's C API on a file (sqlite_reader.go), through
+// pgx's own interface on PostgreSQL (postgres_reader.go).
 //
 // Storage conventions, the same on both engines: datetimes are BIGINT
 // milliseconds since the Unix epoch of their UTC reading (the domain's
@@ -37,14 +38,30 @@ type DB struct {
 
 	affiliates affiliateNameCache // for the transaction reads
 
-	// reader runs the transaction reads on a SQLite file
-	// (sqlite_reader.go); nil on PostgreSQL and in memory.
-	reader *sqliteReader
+	// reader runs the transaction reads (sqlite_reader.go,
+	// postgres_reader.go); nil for an in-memory SQLite database, read
+	// through database/sql.
+	reader transactionReader
 
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
 	keeper *sql.Conn
 }
+
+// transactionReader runs the transaction reads, the service's main work,
+// beneath database/sql, whose per-query and per-row work was a large part
+// of their cost (docs/performance.md). query runs query, whose parameters
+// are $1, $2, ... in order, with args, and calls row for each row with its
+// two columns, a blob and an integer, until the rows end, row returns an
+// error (returned as it is), or ctx is done. The blob is valid only until
+// row returns.
+type transactionReader interface {
+	query(ctx context.Context, query string, args []int64, row readerRow) error
+	close()
+}
+
+// readerRow receives a row of a transactionReader's query.
+type readerRow func(blob []byte, n int64) error
 
 // Open opens and pings the database named by dsn: "sqlite:PATH" (the file
 // is created on first use), "sqlite::memory:" (a private in-memory database

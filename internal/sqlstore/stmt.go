@@ -7,8 +7,8 @@ import (
 )
 
 // The hot reads (a transaction by id, the transaction lists, Authenticate,
-// banners, an invoice) run on every request; on a SQLite file the
-// transactions' go through sqliteReader instead (sqlite_reader.go). Without a statement cache each
+// banners, an invoice) run on every request; the transactions' go through
+// the DB's transactionReader instead, except in memory. Without a statement cache each
 // call hands its SQL text to the driver, which parses and plans it anew:
 // on SQLite that was nearly half of a lookup's CPU. So they run through
 // *sql.Stmts prepared once per DB, on first use rather than at Open because

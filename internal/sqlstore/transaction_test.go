@@ -11,6 +11,7 @@ import (
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
 // withNames returns t as the store returns it: with its affiliate's names
@@ -39,15 +40,16 @@ func transactionIn(t testing.TB, d *afftrack.Dataset, id int64) afftrack.Transac
 	return afftrack.Transaction{}
 }
 
-// eachTransactionStore runs fn on every backend and on an in-memory
-// SQLite database, whose transactions are read through database/sql
-// rather than the SQLite file's reader.
+// eachTransactionStore runs fn on every backend and on the other ways
+// transactions are read: an in-memory SQLite database, read through
+// database/sql, and, with PostgreSQL, a connection in pgx's simple
+// protocol mode (as behind a pooler), whose results arrive as text.
 func eachTransactionStore(t *testing.T, fn func(t *testing.T, db *sqlstore.DB)) {
 	t.Helper()
 	eachBackend(t, fn)
-	t.Run("sqlite in memory", func(t *testing.T) {
+	open := func(t *testing.T, dsn string) *sqlstore.DB {
 		ctx := context.Background()
-		db, err := sqlstore.Open(ctx, "sqlite::memory:")
+		db, err := sqlstore.Open(ctx, dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,8 +57,14 @@ func eachTransactionStore(t *testing.T, fn func(t *testing.T, db *sqlstore.DB)) 
 		if err := db.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		fn(t, db)
-	})
+		return db
+	}
+	t.Run("sqlite in memory", func(t *testing.T) { fn(t, open(t, "sqlite::memory:")) })
+	if slices.Contains(storetest.Backends(t), storetest.Postgres) {
+		t.Run("postgres simple protocol", func(t *testing.T) {
+			fn(t, open(t, storetest.URL(t, storetest.Postgres)+"&default_query_exec_mode=simple_protocol"))
+		})
+	}
 }
 
 // listIDs returns the ids FindTransactions gives for f, in order.
