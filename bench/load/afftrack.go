@@ -64,6 +64,10 @@ func runGenerate(ctx context.Context, bin, dsn string, cfg generate.Config, prog
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("afftrack generate: %w", err)
 	}
+	// The load leaves hundreds of MB of dirty pages, which the kernel
+	// writes back in the background: written now, their writeback does
+	// not share the CPU with the first measured run.
+	syscall.Sync()
 	for line := range strings.Lines(out.String()) {
 		if strings.HasPrefix(line, "transactions: ") {
 			return strings.TrimSpace(line), nil
