@@ -184,6 +184,15 @@ func (v TrackingMethod) String() string { return enumName(trackingMethodNames, v
 // String returns the value's name as the interface writes it; "" for zero.
 func (v TransactionStatus2) String() string { return enumName(status2Names, v) }
 
+// TransactionStatus2Values returns every TransactionStatus2, in order.
+func TransactionStatus2Values() []TransactionStatus2 {
+	vs := make([]TransactionStatus2, 0, len(status2Names)-1)
+	for i := 1; i < len(status2Names); i++ {
+		vs = append(vs, TransactionStatus2(i))
+	}
+	return vs
+}
+
 // String returns the value's name as the interface writes it; "" for zero.
 func (v TransactionStatus) String() string { return enumName(statusNames, v) }
 

@@ -12,6 +12,7 @@ const (
 	ENOTFOUND     = "not_found"    // the requested item does not exist or is not the caller's
 	ENOTALLOWED   = "not_allowed"  // the path exists but not for this method
 	ERATELIMIT    = "rate_limited" // the account's call budget is spent
+	ECONFLICT     = "conflict"     // the item changed, or is not in the state the request needs
 	EINTERNAL     = "internal"     // anything unexpected; its cause is logged, never shown
 )
 

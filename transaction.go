@@ -85,6 +85,27 @@ func (t *Transaction) Validate() error {
 	return nil
 }
 
+// TransactionStatusChange moves one of a merchant's transactions from one
+// Status2 to another, stamping DateModified. A store applies it only while
+// the transaction is still From, so concurrent changes cannot both win.
+type TransactionStatusChange struct {
+	MerchantID, ID int64
+	From, To       TransactionStatus2
+	VoidReason     VoidReason  // required when To is Void
+	InvoiceID      Null[int64] // required when To is Paid
+	At             time.Time   // the new DateModified
+}
+
+// Validate checks that the change ends in a state that keeps the
+// transaction's invariants (see Transaction.Validate).
+func (c *TransactionStatusChange) Validate() error {
+	if c.From == 0 || c.To == 0 {
+		return Errorf(EINVALID, "Status2: is required; use one of %s", TransactionStatus2Names())
+	}
+	t := Transaction{Status2: c.To, VoidReason: c.VoidReason, InvoiceID: c.InvoiceID}
+	return t.Validate()
+}
+
 // DateProperty names the transaction date a list's range applies to.
 type DateProperty uint8
 
@@ -171,4 +192,12 @@ type TransactionService interface {
 	// memory. The *Transaction (and its Items) is reused between calls: fn
 	// must not keep it. An error from fn stops the read and is returned.
 	FindTransactions(ctx context.Context, f TransactionFilter, fn func(*Transaction) error) error
+}
+
+// TransactionStatusService changes transactions' statuses.
+type TransactionStatusService interface {
+	// UpdateTransactionStatus applies c if the transaction is still
+	// c.From: ENOTFOUND if the merchant has no such transaction,
+	// ECONFLICT if its status is no longer c.From.
+	UpdateTransactionStatus(ctx context.Context, c TransactionStatusChange) error
 }

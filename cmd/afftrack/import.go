@@ -47,6 +47,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
+		return err
+	}
 	n, err := sqlstore.NewImportService(db).Import(ctx, d)
 	if err != nil {
 		return err

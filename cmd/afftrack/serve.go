@@ -28,6 +28,7 @@ import (
 type serveConfig struct {
 	Addr            string
 	DB              string
+	DBMaxConns      int
 	PublicURL       string
 	TrackingURL     string
 	Timezone        string
@@ -50,6 +51,7 @@ const logBufferSize = 64 << 10
 func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.DB, "db", defaultDB, dbUsage)
+	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "database connections open at once at most; a request waits for a free one (0: 4 per CPU, at least 8)")
 	fs.StringVar(&c.PublicURL, "public-url", "http://localhost:8080", "public base URL; XML namespaces and tracking links derive from it")
 	fs.StringVar(&c.TrackingURL, "tracking-url", "", "tracking base URL for banner links (default PUBLIC-URL/t)")
 	fs.StringVar(&c.Timezone, "timezone", "UTC", "the network's time zone (IANA name)")
@@ -79,6 +81,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Limits.PerMinute < 0 || cfg.Limits.PerDay < 0 || cfg.Limits.Concurrent < 0 {
 		return fmt.Errorf("%w: rate limits cannot be negative", errUsage)
 	}
+	if cfg.DBMaxConns < 0 {
+		return fmt.Errorf("%w: --db-max-conns cannot be negative", errUsage)
+	}
 	if cfg.KeyCacheTTL < 0 {
 		return fmt.Errorf("%w: --key-cache-ttl cannot be negative", errUsage)
 	}
@@ -107,11 +112,14 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Demo {
 		dsn = "sqlite::memory:"
 	}
-	db, err := openStore(ctx, dsn)
+	db, err := openStore(ctx, dsn, sqlstore.Options{MaxOpenConns: cfg.DBMaxConns})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
+		return err
+	}
 	if cfg.Demo {
 		if err := loadDemo(ctx, db, loc, env); err != nil {
 			return err
@@ -240,8 +248,8 @@ const (
 func dbFlag(fs *flag.FlagSet) *string { return fs.String("db", defaultDB, dbUsage) }
 
 // openStore opens the database and applies pending migrations.
-func openStore(ctx context.Context, dsn string) (*sqlstore.DB, error) {
-	db, err := sqlstore.Open(ctx, dsn)
+func openStore(ctx context.Context, dsn string, opts ...sqlstore.Options) (*sqlstore.DB, error) {
+	db, err := sqlstore.Open(ctx, dsn, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", redactDSN(dsn), err)
 	}

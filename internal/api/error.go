@@ -30,6 +30,8 @@ func errorStatus(code string) int {
 		return http.StatusMethodNotAllowed
 	case afftrack.ERATELIMIT:
 		return http.StatusTooManyRequests
+	case afftrack.ECONFLICT:
+		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
 }
@@ -45,7 +47,7 @@ func errorMessage(code string, err error) string {
 		return messageNotFound
 	case afftrack.ERATELIMIT:
 		return messageRateLimited
-	case afftrack.EINVALID, afftrack.ENOTALLOWED:
+	case afftrack.EINVALID, afftrack.ENOTALLOWED, afftrack.ECONFLICT:
 		return afftrack.ErrorMessage(err)
 	}
 	return messageInternal

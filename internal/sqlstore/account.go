@@ -168,9 +168,6 @@ func (s *AccountService) CreateAffiliate(ctx context.Context, a *afftrack.Affili
 	id, err := s.createAccount(ctx, afftrack.KindAffiliate, a.ID, func(tx *sql.Tx, id int64) error {
 		aa := *a
 		aa.ID = id
-		if _, err := tx.ExecContext(ctx, bumpAffiliateVersion); err != nil {
-			return err
-		}
 		_, err := tx.ExecContext(ctx, insertAffiliate, affiliateArgs(&aa)...)
 		return err
 	})

@@ -303,11 +303,6 @@ func (im *importer) importMerchants(d *afftrack.Dataset) error {
 }
 
 func (im *importer) importAffiliates(d *afftrack.Dataset) error {
-	if len(d.Affiliates) > 0 {
-		if err := im.exec(bumpAffiliateVersion); err != nil {
-			return fmt.Errorf("import Affiliates: %w", err)
-		}
-	}
 	for i := range d.Affiliates {
 		a := &d.Affiliates[i].Affiliate
 		if err := im.exec(upsertAffiliate, affiliateArgs(a)...); err != nil {

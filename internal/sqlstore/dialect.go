@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -50,15 +51,6 @@ const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=
 const sqliteCommonPragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)" +
 	"&_pragma=cache_size(-8192)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 
-// maxIdleConns is how many idle connections the pool keeps. A burst of
-// requests needs as many connections as it has requests in flight, and a
-// connection closed after it is reopened for the next burst: on SQLite
-// that replays the pragmas, on PostgreSQL it is a new backend process. So
-// the pool keeps enough for the concurrency a small server sees; the
-// number of open connections stays unbounded, so a slow client streaming a
-// long list never holds up the others.
-const maxIdleConns = 16
-
 // openSQLite opens the SQLite database at path, or a private in-memory one
 // when memory is true. The in-memory database is named uniquely and opened
 // with a shared cache, so every pooled connection of this DB (and none of
@@ -87,11 +79,7 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite database: %w", err)
 	}
-	sqlDB.SetMaxIdleConns(maxIdleConns)
 	db := &DB{sql: sqlDB, dialect: sqliteDialect{}}
-	if !memory {
-		db.reader = newSQLiteReader(path)
-	}
 	if memory {
 		keeper, err := sqlDB.Conn(ctx)
 		if err != nil {
@@ -115,9 +103,7 @@ func openPostgres(dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
-	sqlDB.SetMaxIdleConns(maxIdleConns)
-	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	return &DB{sql: sqlDB, dialect: postgresDialect{}, reader: postgresReader{db: sqlDB}}, nil
+	return &DB{sql: sqlDB, dialect: postgresDialect{}}, nil
 }
 
 // dialect is what differs between the engines at run time.
@@ -149,6 +135,10 @@ type dialect interface {
 	// transaction, for loading the transactions table if it is empty, and
 	// returns nil if it is not or the dialect has no bulk load.
 	beginBulkLoad(ctx context.Context, conn *sql.Conn) (*bulkLoad, error)
+
+	// foldFunc names the SQL function that folds text for a
+	// case-insensitive comparison of whole values.
+	foldFunc() string
 
 	// prepares reports whether the hot reads should run through statements
 	// the DB prepares and holds, which pays where the driver parses every
@@ -263,6 +253,34 @@ func (b *bulkLoad) dropIndexes(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// foldFunc is a function of ours on SQLite, whose lower() folds ASCII
+// only: the contract's filters ignore case in every script.
+func (sqliteDialect) foldFunc() string { return sqliteFoldFunc }
+
+// sqliteFoldFunc is the name under which foldText is registered with the
+// SQLite driver.
+const sqliteFoldFunc = "afftrack_fold"
+
+func init() {
+	// The driver's functions are registered process-wide, before any
+	// connection opens; deterministic, so SQLite may use it in indexes
+	// and factor it out of loops.
+	sqlite.MustRegisterDeterministicScalarFunction(sqliteFoldFunc, 1,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			switch v := args[0].(type) {
+			case string:
+				return foldText(v), nil
+			case []byte:
+				return foldText(string(v)), nil
+			}
+			return args[0], nil // NULL stays NULL, and numbers compare as they are
+		})
+}
+
+// foldText folds s for comparison ignoring case, as PostgreSQL's lower()
+// does in a UTF-8 locale.
+func foldText(s string) string { return strings.ToLower(s) }
+
 // prepares is true on SQLite: modernc keeps no statement cache, and
 // parsing a lookup's query took nearly half of its CPU.
 func (sqliteDialect) prepares() bool { return true }
@@ -376,6 +394,10 @@ func (postgresDialect) beginImport(ctx context.Context, tx *sql.Tx) error {
 // beginBulkLoad does nothing on PostgreSQL: dropping an index locks the
 // table against readers until the load commits.
 func (postgresDialect) beginBulkLoad(context.Context, *sql.Conn) (*bulkLoad, error) { return nil, nil }
+
+// foldFunc is lower() on PostgreSQL, which folds every script in a
+// UTF-8 locale.
+func (postgresDialect) foldFunc() string { return "lower" }
 
 // prepares is false on PostgreSQL: pgx caches a prepared statement per
 // query on each connection already (see stmt.go).

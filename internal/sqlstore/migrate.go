@@ -36,6 +36,7 @@ type migrationStep func(ctx context.Context, tx *sql.Tx, d dialect) error
 // migrationSteps are the Go steps by migration version.
 var migrationSteps = map[int64]migrationStep{
 	2: migrateTransactionDetails,
+	3: migrateRelationalTransactions,
 }
 
 // loadMigrations reads the migrations of fsys for the engine named

@@ -1,19 +1,16 @@
 // Package sqlstore implements the afftrack services on SQL databases:
-// SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx). Both engines
-// share one schema and one set of SQL texts; what differs is kept in
-// dialect.go, and in the few migrations that need a file per engine. The
-// transactions, the main work, are read beneath database/sql from the same
-// SQL texts: through SQLite's C API on a file (sqlite_reader.go), through
-// pgx's own interface on PostgreSQL (postgres_reader.go).
+// SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx), both through
+// database/sql. Both engines share one schema and one set of SQL texts;
+// what differs is kept in dialect.go, and in the few migrations that need
+// a file per engine.
 //
-// Storage conventions, the same on both engines: datetimes are BIGINT
-// milliseconds since the Unix epoch of their UTC reading (the domain's
-// wall clocks are carried in UTC); money is BIGINT in the domain's integer
-// units; enumerations are SMALLINT of their numeric values, NULL for a
-// nullable one that is null; booleans are BOOLEAN. A transaction is the
-// exception: one row of the columns searched and its details in one
-// binary value (transaction_details.go), as lists are the service's main
-// work.
+// Storage conventions, the same on both engines: every field is a typed
+// column; datetimes are BIGINT milliseconds since the Unix epoch of their
+// UTC reading (the domain's wall clocks are carried in UTC); money is
+// BIGINT in the domain's integer units; enumerations are SMALLINT of their
+// numeric values, NULL for a nullable one that is null; booleans are
+// BOOLEAN. A transaction's items are rows of transaction_items keyed by
+// (transaction_id, position).
 package sqlstore
 
 import (
@@ -21,6 +18,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -36,38 +34,39 @@ type DB struct {
 	dialect dialect
 	stmts   stmtCache // the hot reads, prepared
 
-	affiliates affiliateNameCache // for the transaction reads
-
-	// reader runs the transaction reads (sqlite_reader.go,
-	// postgres_reader.go); nil for an in-memory SQLite database, read
-	// through database/sql.
-	reader transactionReader
-
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
 	keeper *sql.Conn
 }
 
-// transactionReader runs the transaction reads, the service's main work,
-// beneath database/sql, whose per-query and per-row work was a large part
-// of their cost (docs/performance.md). query runs query, whose parameters
-// are $1, $2, ... in order, with args, and calls row for each row with its
-// two columns, a blob and an integer, until the rows end, row returns an
-// error (returned as it is), or ctx is done. The blob is valid only until
-// row returns.
-type transactionReader interface {
-	query(ctx context.Context, query string, args []int64, row readerRow) error
-	close()
+// Options tune the connection pool. The zero value is the default.
+type Options struct {
+	// MaxOpenConns bounds the connections open at once; 0 is
+	// DefaultMaxOpenConns. A request that finds them all busy waits for
+	// one, within its context's deadline. The bound keeps a burst of
+	// requests from becoming as many busy PostgreSQL backends, which on a
+	// small machine makes every one of them slow, and bounds what slow
+	// clients can hold.
+	MaxOpenConns int
 }
 
-// readerRow receives a row of a transactionReader's query.
-type readerRow func(blob []byte, n int64) error
+// DefaultMaxOpenConns is the pool's bound when Options set none: four
+// connections per CPU, at least 8. More connections than the database can
+// run at once only queue inside it, where no deadline sees them.
+func DefaultMaxOpenConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
 // Open opens and pings the database named by dsn: "sqlite:PATH" (the file
 // is created on first use), "sqlite::memory:" (a private in-memory database
 // that lives until Close), or a "postgres://" or "postgresql://" URL. It
 // does not migrate; call Migrate.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.MaxOpenConns <= 0 {
+		o.MaxOpenConns = DefaultMaxOpenConns()
+	}
 	var db *DB
 	var err error
 	switch {
@@ -84,6 +83,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.sql.SetMaxOpenConns(o.MaxOpenConns)
+	db.sql.SetMaxIdleConns(o.MaxOpenConns)
+	db.sql.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -114,9 +116,6 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close closes every connection. An in-memory database is gone afterwards.
 func (db *DB) Close() error {
 	db.stmts.close()
-	if db.reader != nil {
-		db.reader.close()
-	}
 	if db.keeper != nil {
 		db.keeper.Close()
 	}
@@ -147,6 +146,14 @@ func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // nullInt is the argument for a nullable BIGINT column.
 func nullInt(n afftrack.Null[int64]) any {
+	if !n.Valid {
+		return nil
+	}
+	return n.Value
+}
+
+// nullText is the argument for a nullable TEXT column.
+func nullText(n afftrack.Null[string]) any {
 	if !n.Valid {
 		return nil
 	}

@@ -215,7 +215,8 @@ func loaded(t *testing.T, db *sqlstore.DB) *afftrack.Dataset {
 func TestOpen(t *testing.T) {
 	ctx := context.Background()
 	t.Run("refuses a URL of an unknown scheme without echoing it", func(t *testing.T) {
-		for _, dsn := range []string{"mysql://user:hunter2@host/db", "", "sqlite:", "sqlite:a?b.db"} {
+		for _, dsn := range []string{"mysql://user:hunter2@host/db", "", "sqlite:", "sqlite:a?b.db",
+			"postgres://user:hunter2@host:bad/db", "postgresql://user:hunter2@[::1/db"} {
 			db, err := sqlstore.Open(ctx, dsn)
 			if err == nil {
 				db.Close()

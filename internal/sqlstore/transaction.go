@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,7 +11,10 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-var _ afftrack.TransactionService = (*TransactionService)(nil)
+var (
+	_ afftrack.TransactionService       = (*TransactionService)(nil)
+	_ afftrack.TransactionStatusService = (*TransactionService)(nil)
+)
 
 // TransactionService implements afftrack.TransactionService.
 type TransactionService struct {
@@ -20,155 +24,239 @@ type TransactionService struct {
 // NewTransactionService returns a TransactionService on db.
 func NewTransactionService(db *DB) *TransactionService { return &TransactionService{db: db} }
 
-// selectTransactions reads transactions as their details
-// (transaction_details.go), with the version of the affiliates table the
-// statement sees, for the names (affiliate_names.go). Callers add WHERE
-// and ORDER BY.
-const selectTransactions = `SELECT t.details, ` + affiliateVersionColumn + `
+// selectTransactions reads transactions with their affiliate's names and
+// their items: one row per item, or one with NULL item columns for a
+// transaction without items. One statement, so a list reads one snapshot
+// and streams in one pass; the transaction's columns repeat on each of its
+// rows, which costs less than a second query merged in step. Callers add
+// WHERE and an ORDER BY that ends in t.id, i.position.
+const selectTransactions = `SELECT t.id, t.merchant_id, t.date_created, t.date_modified, t.consumption_date,
+	t.validation_date, t.affiliate_id, a.contact_name, a.business_name, t.traffic_type, t.traffic_source,
+	t.creative_type, t.creative_id, t.creative_name, t.customer_country_code, t.customer_country_name,
+	t.customer_ip_address, t.customer_type, t.order_id, t.additional_notes, t.tracking_method, t.sale_value,
+	t.commission, t.override_fee, t.reported_currency_code, t.reported_currency_name, t.reported_sale_value,
+	t.traffic_source_approved, t.status2, t.invoice_id, t.void_reason, t.amended_reason, t.coupon_code,
+	t.placement_id, t.placement_name,
+	i.position, i.sku, i.quantity, i.reported_sale_value, i.sale_value, i.commission, i.name, i.brand,
+	i.category, i.cart_item_reference, i.cart_item_reference2, i.cart_item_reference3, i.cart_item_reference4
 FROM transactions t
+JOIN affiliates a ON a.id = t.affiliate_id
+LEFT JOIN transaction_items i ON i.transaction_id = t.id
 `
 
+// Positions of the columns of selectTransactions.
+const (
+	colID = iota
+	colMerchantID
+	colDateCreated
+	colDateModified
+	colConsumptionDate
+	colValidationDate
+	colAffiliateID
+	colContactName
+	colBusinessName
+	colTrafficType
+	colTrafficSource
+	colCreativeType
+	colCreativeID
+	colCreativeName
+	colCountryCode
+	colCountryName
+	colIPAddress
+	colCustomerType
+	colOrderID
+	colAdditionalNotes
+	colTrackingMethod
+	colSaleValue
+	colCommission
+	colOverrideFee
+	colCurrencyCode
+	colCurrencyName
+	colReportedSaleValue
+	colTrafficSourceApproved
+	colStatus2
+	colInvoiceID
+	colVoidReason
+	colAmendedReason
+	colCouponCode
+	colPlacementID
+	colPlacementName
+	colPosition
+	colSku
+	colQuantity
+	colItemReported
+	colItemSale
+	colItemCommission
+	colName
+	colBrand
+	colCategory
+	colRef1
+	colRef2
+	colRef3
+	colRef4
+	transactionRowColumns
+)
+
 // selectTransactionByID reads one transaction of a merchant.
-const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.merchant_id = $2`
-
-// transactionRow is the scan target of a row of selectTransactions, reused
-// for every row of a query. The details are scanned as the driver's bytes
-// and copied once into a string whose substrings become the transaction's
-// strings.
-type transactionRow struct {
-	details sql.RawBytes
-	version any
-	dest    [2]any
-}
-
-func newTransactionRow() *transactionRow {
-	r := &transactionRow{}
-	r.dest = [2]any{&r.details, &r.version}
-	return r
-}
-
-// scan reads the current row of rows into t, overwriting all of it.
-func (r *transactionRow) scan(ctx context.Context, db *DB, rows *sql.Rows, t *afftrack.Transaction) error {
-	if err := rows.Scan(r.dest[:]...); err != nil {
-		return err
-	}
-	version, ok := r.version.(int64)
-	if !ok {
-		return fmt.Errorf("the affiliates' version: unexpected %T value", r.version)
-	}
-	return db.readTransaction(ctx, t, r.details, version)
-}
-
-// readTransaction reads a row of selectTransactions, its details and the
-// affiliates' version, into t, overwriting all of it.
-func (db *DB) readTransaction(ctx context.Context, t *afftrack.Transaction, details []byte, version int64) error {
-	if err := readDetails(t, string(details)); err != nil {
-		return err
-	}
-	names, err := db.affiliates.lookup(ctx, db, version, t.AffiliateID)
-	if err != nil {
-		return err
-	}
-	t.AffiliateContactName, t.AffiliateBusinessName = names.contact, names.business
-	return nil
-}
+const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.merchant_id = $2 ORDER BY i.position`
 
 // FindTransactionByID returns the merchant's transaction with the given id;
 // another merchant's is ENOTFOUND like a missing one.
 func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID, id int64) (*afftrack.Transaction, error) {
-	if r := s.db.reader; r != nil {
-		var t *afftrack.Transaction
-		err := r.query(ctx, selectTransactionByID, []int64{id, merchantID}, func(details []byte, version int64) error {
-			t = &afftrack.Transaction{}
-			return s.db.readTransaction(ctx, t, details, version)
-		})
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("find transaction %d: %w", id, err)
-		case t == nil:
-			return nil, notFound()
-		}
-		return t, nil
-	}
 	rows, err := s.db.query(ctx, selectTransactionByID, id, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("find transaction %d: %w", id, err)
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("find transaction %d: %w", id, err)
-		}
+	var found *afftrack.Transaction
+	err = scanTransactions(rows, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
+		found = t
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("find transaction %d: %w", id, err)
+	case found == nil:
 		return nil, notFound()
 	}
-	t := &afftrack.Transaction{}
-	if err := newTransactionRow().scan(ctx, s.db, rows, t); err != nil {
-		return nil, fmt.Errorf("find transaction %d: %w", id, err)
-	}
-	return t, rows.Close()
+	return found, nil
 }
 
-// FindTransactions streams the merchant's transactions in the filter's
-// range, ordered by the date property then id, decoding each row into one
-// reused value handed to fn, so memory holds one transaction whatever the
-// range.
-//
-// The database narrows by merchant, dates and affiliate, the columns it
-// has; f.Match decides the rest in Go, so every filter compares the same
-// way on every engine.
+// FindTransactions streams the merchant's transactions that match f,
+// ordered by the date property then id, into one reused value handed to
+// fn, so memory holds one transaction whatever the range. Every filter is
+// applied by the database.
 func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.TransactionFilter,
 	fn func(*afftrack.Transaction) error) error {
-	query, args, err := transactionListQuery(&f)
+	query, args, err := transactionListQuery(&f, s.db.dialect)
 	if err != nil {
 		return err
 	}
-	if r := s.db.reader; r != nil {
-		t := &afftrack.Transaction{}
-		var fnErr error // fn's error, returned as it is
-		err := r.query(ctx, query, args, func(details []byte, version int64) error {
-			if err := s.db.readTransaction(ctx, t, details, version); err != nil {
-				return err
-			}
-			if f.Match(t) {
-				fnErr = fn(t)
-			}
-			return fnErr
-		})
-		if err != nil && err != fnErr {
-			return fmt.Errorf("find transactions: %w", err)
-		}
-		return err
-	}
-	anyArgs := make([]any, len(args))
-	for i, a := range args {
-		anyArgs[i] = a
-	}
-	rows, err := s.db.query(ctx, query, anyArgs...)
+	rows, err := s.db.query(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("find transactions: %w", err)
 	}
 	defer rows.Close()
-	r := newTransactionRow()
-	t := &afftrack.Transaction{}
+	var fnErr error // fn's error, returned as it is
+	err = scanTransactions(rows, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
+		fnErr = fn(t)
+		return fnErr
+	})
+	if err != nil && err != fnErr {
+		return fmt.Errorf("find transactions: %w", err)
+	}
+	return err
+}
+
+// scanTransactions reads the rows of selectTransactions, ordered by
+// transaction and then position, into t, calling fn with each whole
+// transaction. t and its items are reused from one transaction to the
+// next.
+func scanTransactions(rows *sql.Rows, t *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
+	c := columns{vals: make([]any, transactionRowColumns)}
+	dest := make([]any, transactionRowColumns)
+	for i := range dest {
+		dest[i] = &c.vals[i]
+	}
+	current := false // t holds a transaction not yet handed to fn
 	for rows.Next() {
-		if err := r.scan(ctx, s.db, rows, t); err != nil {
-			return fmt.Errorf("find transactions: %w", err)
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
-		if f.Match(t) {
-			if err := fn(t); err != nil {
-				return err
+		if id := c.int(colID); !current || id != t.ID {
+			if current {
+				if err := fn(t); err != nil {
+					return err
+				}
 			}
+			fillTransaction(&c, t)
+			current = true
+		}
+		if c.vals[colPosition] != nil {
+			t.Items = append(t.Items, itemOf(&c))
+		}
+		if err := c.err(); err != nil {
+			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find transactions: %w", err)
+		return err
+	}
+	if current {
+		return fn(t)
 	}
 	return nil
 }
 
+// fillTransaction overwrites every field of t from the row's transaction
+// columns and empties its items, keeping their capacity.
+func fillTransaction(c *columns, t *afftrack.Transaction) {
+	items := t.Items[:0]
+	if items == nil {
+		// Never nil, so an encoder writes [] for a transaction without items.
+		items = []afftrack.TransactionItem{}
+	}
+	*t = afftrack.Transaction{
+		ID:                    c.int(colID),
+		MerchantID:            c.int(colMerchantID),
+		DateCreated:           fromMillis(c.int(colDateCreated)),
+		DateModified:          fromMillis(c.int(colDateModified)),
+		ConsumptionDate:       fromMillis(c.int(colConsumptionDate)),
+		ValidationDate:        fromMillis(c.int(colValidationDate)),
+		AffiliateID:           c.int(colAffiliateID),
+		AffiliateContactName:  c.text(colContactName),
+		AffiliateBusinessName: c.text(colBusinessName),
+		TrafficType:           afftrack.TrafficType(c.int(colTrafficType)),
+		TrafficSource:         c.text(colTrafficSource),
+		CreativeType:          afftrack.CreativeType(c.int(colCreativeType)),
+		CreativeID:            c.nullInt(colCreativeID),
+		CreativeName:          c.nullText(colCreativeName),
+		CustomerCountryCode:   c.text(colCountryCode),
+		CustomerCountryName:   c.text(colCountryName),
+		CustomerIPAddress:     c.text(colIPAddress),
+		CustomerType:          afftrack.CustomerType(c.int(colCustomerType)),
+		OrderID:               c.text(colOrderID),
+		AdditionalNotes:       c.nullText(colAdditionalNotes),
+		TrackingMethod:        afftrack.TrackingMethod(c.int(colTrackingMethod)),
+		SaleValue:             afftrack.Money(c.int(colSaleValue)),
+		Commission:            afftrack.Money(c.int(colCommission)),
+		OverrideFee:           afftrack.Money(c.int(colOverrideFee)),
+		ReportedCurrencyCode:  c.text(colCurrencyCode),
+		ReportedCurrencyName:  c.text(colCurrencyName),
+		ReportedSaleValue:     afftrack.Money(c.int(colReportedSaleValue)),
+		TrafficSourceApproved: c.bool(colTrafficSourceApproved),
+		Status2:               afftrack.TransactionStatus2(c.int(colStatus2)),
+		InvoiceID:             c.nullInt(colInvoiceID),
+		VoidReason:            afftrack.VoidReason(c.nullInt(colVoidReason).Value),
+		AmendedReason:         afftrack.AmendedReason(c.nullInt(colAmendedReason).Value),
+		CouponCode:            c.nullText(colCouponCode),
+		PlacementID:           c.nullInt(colPlacementID),
+		PlacementName:         c.nullText(colPlacementName),
+		Items:                 items,
+	}
+}
+
+// itemOf reads the row's item.
+func itemOf(c *columns) afftrack.TransactionItem {
+	return afftrack.TransactionItem{
+		Sku:                c.text(colSku),
+		Quantity:           c.int(colQuantity),
+		ReportedSaleValue:  afftrack.ItemMoney(c.int(colItemReported)),
+		SaleValue:          afftrack.ItemMoney(c.int(colItemSale)),
+		Commission:         afftrack.ItemMoney(c.int(colItemCommission)),
+		Name:               c.text(colName),
+		Brand:              c.text(colBrand),
+		Category:           c.text(colCategory),
+		CartItemReference:  c.nullText(colRef1),
+		CartItemReference2: c.nullText(colRef2),
+		CartItemReference3: c.nullText(colRef3),
+		CartItemReference4: c.nullText(colRef4),
+	}
+}
+
 // transactionListQuery builds the list query of f. Only fixed SQL
 // fragments are concatenated; every value is a parameter.
-func transactionListQuery(f *afftrack.TransactionFilter) (string, []int64, error) {
+func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (string, []any, error) {
 	var col string
 	switch f.DateProperty {
 	case afftrack.ByDateCreated:
@@ -178,95 +266,277 @@ func transactionListQuery(f *afftrack.TransactionFilter) (string, []int64, error
 	default:
 		return "", nil, afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", f.DateProperty)
 	}
-	var b strings.Builder
-	b.WriteString(selectTransactions)
-	b.WriteString("WHERE t.merchant_id = $1 AND " + col + " >= $2 AND " + col + " < $3")
-	args := []int64{f.MerchantID, toMillis(f.From), toMillis(f.Until())}
-	if f.AffiliateID.Valid {
-		args = append(args, f.AffiliateID.Value)
-		b.WriteString(" AND t.affiliate_id = $" + strconv.Itoa(len(args)))
+	w := whereBuilder{d: d}
+	w.b.WriteString(selectTransactions)
+	w.b.WriteString("WHERE t.merchant_id = $1 AND " + col + " >= $2 AND " + col + " < $3")
+	w.args = []any{f.MerchantID, toMillis(f.From), toMillis(f.Until())}
+	w.int("t.affiliate_id", f.AffiliateID)
+	w.text("a.contact_name", f.AffiliateContactName)
+	w.text("a.business_name", f.AffiliateBusinessName)
+	w.enum("t.traffic_type", uint8(f.TrafficType))
+	w.text("t.traffic_source", f.TrafficSource)
+	w.enum("t.creative_type", uint8(f.CreativeType))
+	w.int("t.creative_id", f.CreativeID)
+	w.text("t.creative_name", f.CreativeName)
+	w.text("t.customer_country_code", f.CustomerCountryCode)
+	w.text("t.customer_country_name", f.CustomerCountryName)
+	w.text("t.customer_ip_address", f.CustomerIPAddress)
+	w.enum("t.customer_type", uint8(f.CustomerType))
+	w.text("t.order_id", f.OrderID)
+	w.enum("t.tracking_method", uint8(f.TrackingMethod))
+	if f.TrafficSourceApproved.Valid {
+		w.cond("t.traffic_source_approved = ", f.TrafficSourceApproved.Value)
 	}
-	b.WriteString(" ORDER BY " + col + ", t.id")
-	return b.String(), args, nil
+	if f.Status != 0 {
+		// Status is derived from Status2: each Status is a set of them.
+		var in []string
+		for _, s2 := range afftrack.TransactionStatus2Values() {
+			if s2.Status() == f.Status {
+				w.args = append(w.args, int64(s2))
+				in = append(in, "$"+strconv.Itoa(len(w.args)))
+			}
+		}
+		w.b.WriteString(" AND t.status2 IN (" + strings.Join(in, ", ") + ")")
+	}
+	w.enum("t.status2", uint8(f.Status2))
+	w.int("t.invoice_id", f.InvoiceID)
+	w.enum("t.void_reason", uint8(f.VoidReason))
+	w.enum("t.amended_reason", uint8(f.AmendedReason))
+	w.b.WriteString(" ORDER BY " + col + ", t.id, i.position")
+	return w.b.String(), w.args, nil
 }
 
-// The write side of transactions, used by Import: transactions are written
-// in batches, many rows per statement, because a file may hold a million
-// and one statement per row costs a round trip per row.
+// whereBuilder adds the conditions of a list's optional filters.
+type whereBuilder struct {
+	d    dialect
+	b    strings.Builder
+	args []any
+}
 
-// transactionColumns is the number of columns an import writes per row.
-const transactionColumns = 6
+// cond adds " AND <expr>$n" with v as parameter n.
+func (w *whereBuilder) cond(expr string, v any) {
+	w.args = append(w.args, v)
+	w.b.WriteString(" AND " + expr + "$" + strconv.Itoa(len(w.args)))
+}
 
-const insertTransactions = `INSERT INTO transactions (id, merchant_id, affiliate_id, date_created, date_modified, details)
-VALUES `
+func (w *whereBuilder) int(column string, v afftrack.Null[int64]) {
+	if v.Valid {
+		w.cond(column+" = ", v.Value)
+	}
+}
 
+// enum filters on an enumeration; 0 is no filter.
+func (w *whereBuilder) enum(column string, v uint8) {
+	if v != 0 {
+		w.cond(column+" = ", int64(v))
+	}
+}
+
+// text matches the whole value ignoring case; NULL never matches.
+func (w *whereBuilder) text(column string, v afftrack.Null[string]) {
+	if !v.Valid {
+		return
+	}
+	w.args = append(w.args, v.Value)
+	fold := w.d.foldFunc()
+	w.b.WriteString(" AND " + fold + "(" + column + ") = " + fold + "($" + strconv.Itoa(len(w.args)) + ")")
+}
+
+// UpdateTransactionStatus applies c in one guarded UPDATE: it changes the
+// transaction only while its status is still c.From, so of two concurrent
+// changes of one transaction exactly one wins, and the other gets
+// ECONFLICT.
+func (s *TransactionService) UpdateTransactionStatus(ctx context.Context, c afftrack.TransactionStatusChange) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	res, err := s.db.sql.ExecContext(ctx, `UPDATE transactions
+		SET status2 = $1, void_reason = $2, invoice_id = $3, date_modified = $4
+		WHERE id = $5 AND merchant_id = $6 AND status2 = $7`,
+		int64(c.To), nullEnum(uint8(c.VoidReason)), nullInt(c.InvoiceID), toMillis(c.At),
+		c.ID, c.MerchantID, int64(c.From))
+	if err != nil {
+		return fmt.Errorf("change transaction %d: %w", c.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("change transaction %d: %w", c.ID, err)
+	} else if n == 1 {
+		return nil
+	}
+	var now int64
+	err = s.db.sql.QueryRowContext(ctx, `SELECT status2 FROM transactions WHERE id = $1 AND merchant_id = $2`,
+		c.ID, c.MerchantID).Scan(&now)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return afftrack.Errorf(afftrack.ENOTFOUND, "transaction %d not found", c.ID)
+	case err != nil:
+		return fmt.Errorf("change transaction %d: %w", c.ID, err)
+	}
+	return afftrack.Errorf(afftrack.ECONFLICT, "transaction %d is %s, not %s", c.ID,
+		afftrack.TransactionStatus2(now), c.From)
+}
+
+// nullEnum is the argument for a nullable enumeration column, 0 being NULL.
+func nullEnum(v uint8) any {
+	if v == 0 {
+		return nil
+	}
+	return int64(v)
+}
+
+// The write side of transactions, used by Import: transactions and their
+// items are written in batches, many rows per statement, because a file
+// may hold a million and one statement per row costs a round trip per row
+// on PostgreSQL and a call into the engine on SQLite.
+
+// transactionColumnList is the column list an import writes, in the order
+// of transactionArgs.
+const transactionColumnList = `id, merchant_id, date_created, date_modified, consumption_date, validation_date,
+	affiliate_id, traffic_type, traffic_source, creative_type, creative_id, creative_name, customer_country_code,
+	customer_country_name, customer_ip_address, customer_type, order_id, additional_notes, tracking_method,
+	sale_value, commission, override_fee, reported_currency_code, reported_currency_name, reported_sale_value,
+	traffic_source_approved, status2, invoice_id, void_reason, amended_reason, coupon_code, placement_id,
+	placement_name`
+
+// transactionColumns is the number of columns in transactionColumnList.
+const transactionColumns = 33
+
+// transactionArgs appends t's values in the order of transactionColumnList.
+func transactionArgs(args []any, t *afftrack.Transaction) []any {
+	return append(args, t.ID, t.MerchantID, toMillis(t.DateCreated), toMillis(t.DateModified),
+		toMillis(t.ConsumptionDate), toMillis(t.ValidationDate), t.AffiliateID, int64(t.TrafficType),
+		t.TrafficSource, int64(t.CreativeType), nullInt(t.CreativeID), nullText(t.CreativeName),
+		t.CustomerCountryCode, t.CustomerCountryName, t.CustomerIPAddress, int64(t.CustomerType), t.OrderID,
+		nullText(t.AdditionalNotes), int64(t.TrackingMethod), int64(t.SaleValue), int64(t.Commission),
+		int64(t.OverrideFee), t.ReportedCurrencyCode, t.ReportedCurrencyName, int64(t.ReportedSaleValue),
+		t.TrafficSourceApproved, int64(t.Status2), nullInt(t.InvoiceID), nullEnum(uint8(t.VoidReason)),
+		nullEnum(uint8(t.AmendedReason)), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName))
+}
+
+// upsertTransactionsConflict makes a multi-row insert replace the stored
+// transactions of the same ids.
 const upsertTransactionsConflict = `
-ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, affiliate_id = excluded.affiliate_id,
-	date_created = excluded.date_created, date_modified = excluded.date_modified, details = excluded.details`
+ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created = excluded.date_created,
+	date_modified = excluded.date_modified, consumption_date = excluded.consumption_date,
+	validation_date = excluded.validation_date, affiliate_id = excluded.affiliate_id,
+	traffic_type = excluded.traffic_type, traffic_source = excluded.traffic_source,
+	creative_type = excluded.creative_type, creative_id = excluded.creative_id,
+	creative_name = excluded.creative_name, customer_country_code = excluded.customer_country_code,
+	customer_country_name = excluded.customer_country_name, customer_ip_address = excluded.customer_ip_address,
+	customer_type = excluded.customer_type, order_id = excluded.order_id,
+	additional_notes = excluded.additional_notes, tracking_method = excluded.tracking_method,
+	sale_value = excluded.sale_value, commission = excluded.commission, override_fee = excluded.override_fee,
+	reported_currency_code = excluded.reported_currency_code,
+	reported_currency_name = excluded.reported_currency_name, reported_sale_value = excluded.reported_sale_value,
+	traffic_source_approved = excluded.traffic_source_approved, status2 = excluded.status2,
+	invoice_id = excluded.invoice_id, void_reason = excluded.void_reason, amended_reason = excluded.amended_reason,
+	coupon_code = excluded.coupon_code, placement_id = excluded.placement_id, placement_name = excluded.placement_name`
+
+// itemColumnList is the column list of an item row, in the order of
+// itemArgs.
+const itemColumnList = `transaction_id, position, sku, quantity, reported_sale_value, sale_value, commission,
+	name, brand, category, cart_item_reference, cart_item_reference2, cart_item_reference3, cart_item_reference4`
+
+// itemColumns is the number of columns in itemColumnList.
+const itemColumns = 14
+
+// itemArgs appends the values of item it, at position (from 1), of
+// transaction id.
+func itemArgs(args []any, id int64, position int, it *afftrack.TransactionItem) []any {
+	return append(args, id, int64(position), it.Sku, it.Quantity, int64(it.ReportedSaleValue),
+		int64(it.SaleValue), int64(it.Commission), it.Name, it.Brand, it.Category, nullText(it.CartItemReference),
+		nullText(it.CartItemReference2), nullText(it.CartItemReference3), nullText(it.CartItemReference4))
+}
 
 // transactionBatch collects checked transactions of an import and writes
-// them with multi-row upserts. A batch never holds two transactions of one
-// id (the database could not apply both in one statement), so a later
+// them with multi-row statements: the transactions' upsert, a delete of
+// the items they had, and the items' insert. A batch never holds two
+// transactions of one id (one statement could not apply both), so a later
 // duplicate flushes the batch first and then replaces the earlier one, as
 // the file's order says.
 type transactionBatch struct {
 	im          *importer
 	ids         map[int64]struct{}
-	first, last int            // indexes in the file, for error messages
-	args        []any          // the queued rows' values
-	details     []byte         // the queued rows' details, back to back
-	ends        []int          // where each queued row's details end in details
-	text        map[int]string // statement texts by rows
+	idList      []any
+	first, last int   // indexes in the file, for error messages
+	txArgs      []any // the queued transactions' values
+	itemArgs    []any // the queued items' values
+	texts       map[[2]int]string
 
-	maxRows int // rows per statement, from the dialect's parameter budget
+	maxRows, maxItems int // rows per statement, from the dialect's parameter budget
 }
 
 func newTransactionBatch(im *importer) *transactionBatch {
-	return &transactionBatch{im: im, ids: map[int64]struct{}{}, text: map[int]string{},
-		maxRows: max(1, im.dialect.batchParams()/transactionColumns)}
+	return &transactionBatch{im: im, ids: map[int64]struct{}{}, texts: map[[2]int]string{},
+		maxRows:  max(1, im.dialect.batchParams()/transactionColumns),
+		maxItems: max(1, im.dialect.batchParams()/itemColumns)}
 }
 
 // add queues t, the file's transaction at index, writing the batch first
 // if it is full or holds t's id.
 func (b *transactionBatch) add(t *afftrack.Transaction, index int) error {
-	if _, dup := b.ids[t.ID]; dup || len(b.ends) == b.maxRows {
+	_, dup := b.ids[t.ID]
+	if dup || len(b.idList) == b.maxRows || len(b.itemArgs)/itemColumns+len(t.Items) > b.maxItems {
 		if err := b.flush(); err != nil {
 			return err
 		}
 	}
-	if len(b.ends) == 0 {
+	if len(b.idList) == 0 {
 		b.first = index
 	}
 	b.last = index
 	b.ids[t.ID] = struct{}{}
-	b.args = append(b.args, t.ID, t.MerchantID, t.AffiliateID, toMillis(t.DateCreated), toMillis(t.DateModified), nil)
-	b.details = appendDetails(b.details, t)
-	b.ends = append(b.ends, len(b.details))
+	b.idList = append(b.idList, t.ID)
+	b.txArgs = transactionArgs(b.txArgs, t)
+	for i := range t.Items {
+		b.itemArgs = itemArgs(b.itemArgs, t.ID, i+1, &t.Items[i])
+	}
 	return nil
 }
 
 // flush writes the queued transactions.
 func (b *transactionBatch) flush() error {
-	rows := len(b.ends)
+	rows := len(b.idList)
 	if rows == 0 {
 		return nil
 	}
-	// The details are sliced out only now: appending may have moved them.
-	start := 0
-	for i, end := range b.ends {
-		b.args[i*transactionColumns+transactionColumns-1] = b.details[start:end:end]
-		start = end
-	}
-	q, ok := b.text[rows]
-	if !ok {
-		q = insertTransactions + b.im.dialect.placeholders(rows, transactionColumns) + upsertTransactionsConflict
-		b.text[rows] = q
-	}
-	if err := b.im.exec(q, b.args...); err != nil {
+	d := b.im.dialect
+	items := len(b.itemArgs) / itemColumns
+	upsert := b.text(0, rows, func() string {
+		return `INSERT INTO transactions (` + transactionColumnList + `) VALUES ` +
+			d.placeholders(rows, transactionColumns) + upsertTransactionsConflict
+	})
+	del := b.text(1, rows, func() string {
+		return `DELETE FROM transaction_items WHERE transaction_id IN ` + d.placeholders(1, rows)
+	})
+	if err := b.im.exec(upsert, b.txArgs...); err != nil {
 		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
 	}
+	if err := b.im.exec(del, b.idList...); err != nil {
+		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
+	}
+	if items > 0 {
+		insert := b.text(2, items, func() string {
+			return `INSERT INTO transaction_items (` + itemColumnList + `) VALUES ` + d.placeholders(items, itemColumns)
+		})
+		if err := b.im.exec(insert, b.itemArgs...); err != nil {
+			return fmt.Errorf("import Transactions[%d..%d]: items: %w", b.first, b.last, err)
+		}
+	}
 	clear(b.ids)
-	clear(b.args)
-	b.args, b.details, b.ends = b.args[:0], b.details[:0], b.ends[:0]
+	clear(b.txArgs)
+	clear(b.itemArgs)
+	b.idList, b.txArgs, b.itemArgs = b.idList[:0], b.txArgs[:0], b.itemArgs[:0]
 	return nil
+}
+
+// text returns the statement text of a kind for n rows, made once.
+func (b *transactionBatch) text(kind, n int, make func() string) string {
+	k := [2]int{kind, n}
+	q, ok := b.texts[k]
+	if !ok {
+		q = make()
+		b.texts[k] = q
+	}
+	return q
 }

@@ -1,0 +1,115 @@
+package sqlstore_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
+)
+
+func TestUpdateTransactionStatus(t *testing.T) {
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		loaded(t, db)
+		s := sqlstore.NewTransactionService(db)
+		at := dt(t, "2024-06-01T10:00:00")
+		// 102 is Pending in the fixture.
+		approve := afftrack.TransactionStatusChange{MerchantID: 1, ID: 102,
+			From: afftrack.Status2Pending, To: afftrack.Status2Approved, At: at}
+
+		t.Run("of two concurrent changes of one transaction exactly one wins", func(t *testing.T) {
+			const n = 8
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					c := approve
+					if i%2 == 1 {
+						c.To, c.VoidReason = afftrack.Status2Void, afftrack.VoidReasonCancelledOrder
+					}
+					errs[i] = s.UpdateTransactionStatus(ctx, c)
+				}()
+			}
+			close(start)
+			wg.Wait()
+			won := 0
+			for _, err := range errs {
+				switch afftrack.ErrorCode(err) {
+				case "":
+					won++
+				case afftrack.ECONFLICT:
+				default:
+					t.Errorf("unexpected error: %v", err)
+				}
+			}
+			if won != 1 {
+				t.Fatalf("%d changes won, want 1: %v", won, errs)
+			}
+			got, err := s.FindTransactionByID(ctx, 1, 102)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status2 != afftrack.Status2Approved && got.Status2 != afftrack.Status2Void {
+				t.Errorf("status2 = %v, want the winner's", got.Status2)
+			}
+			if !got.DateModified.Equal(at) {
+				t.Errorf("DateModified = %v, want %v", got.DateModified, at)
+			}
+		})
+		t.Run("a change from a status the transaction has left is a conflict", func(t *testing.T) {
+			err := s.UpdateTransactionStatus(ctx, approve)
+			if afftrack.ErrorCode(err) != afftrack.ECONFLICT || !strings.Contains(afftrack.ErrorMessage(err), "not Pending") {
+				t.Errorf("got %v, want a conflict saying it is not Pending", err)
+			}
+		})
+		t.Run("another merchant's transaction is not found", func(t *testing.T) {
+			c := approve
+			c.MerchantID = 2
+			wantError(t, s.UpdateTransactionStatus(ctx, c), afftrack.ENOTFOUND, "transaction 102 not found")
+		})
+		t.Run("a change that would break an invariant is refused", func(t *testing.T) {
+			c := afftrack.TransactionStatusChange{MerchantID: 1, ID: 103, From: afftrack.Status2Locked,
+				To: afftrack.Status2Void, At: at}
+			wantError(t, s.UpdateTransactionStatus(ctx, c), afftrack.EINVALID,
+				"VoidReason: a Void transaction must have a VoidReason")
+		})
+	})
+}
+
+func TestFindTransactionsFoldsEveryScript(t *testing.T) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		d := loaded(t, db)
+		tr := transactionIn(t, d, 101)
+		tr.ID = 901
+		tr.CreativeName = afftrack.Some("ÉTÉ Ünïcode Straße")
+		mustImport(t, db, &afftrack.Dataset{Transactions: []afftrack.TransactionRecord{{Transaction: tr}}})
+		f := march(t, afftrack.ByDateCreated)
+		f.CreativeName = afftrack.Some("été ünïcode straße")
+		if diff := cmp.Diff([]int64{901}, listIDs(t, db, f)); diff != "" {
+			t.Errorf("ids (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestCheckTimeZone(t *testing.T) {
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		if err := db.CheckTimeZone(ctx, "Australia/Sydney"); err != nil {
+			t.Fatalf("first use: %v", err)
+		}
+		if err := db.CheckTimeZone(ctx, "Australia/Sydney"); err != nil {
+			t.Fatalf("same zone again: %v", err)
+		}
+		wantError(t, db.CheckTimeZone(ctx, "Europe/Paris"), afftrack.EINVALID,
+			"the database was created for time zone Australia/Sydney; --timezone Europe/Paris would shift every datetime (run with --timezone Australia/Sydney)")
+	})
+}
