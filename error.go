@@ -13,6 +13,7 @@ const (
 	ENOTALLOWED   = "not_allowed"  // the path exists but not for this method
 	ERATELIMIT    = "rate_limited" // the account's call budget is spent
 	ECONFLICT     = "conflict"     // the item changed, or is not in the state the request needs
+	EUNAVAILABLE  = "unavailable"  // the server is at one of its bounds; retry shortly
 	EINTERNAL     = "internal"     // anything unexpected; its cause is logged, never shown
 )
 

@@ -18,7 +18,6 @@ import (
 	"github.com/afftrack/afftrack/internal/api"
 	"github.com/afftrack/afftrack/internal/demo"
 	"github.com/afftrack/afftrack/internal/keycache"
-	"github.com/afftrack/afftrack/internal/logbuf"
 	"github.com/afftrack/afftrack/internal/metrics"
 	"github.com/afftrack/afftrack/internal/ratelimit"
 	"github.com/afftrack/afftrack/internal/sqlstore"
@@ -38,15 +37,14 @@ type serveConfig struct {
 	Limits          afftrack.Limits
 	Demo            bool
 	LogFormat       string
-	LogFlush        time.Duration
+	WriteTimeout    time.Duration
+	MaxListStreams  int
+	MaxConns        int
+	AuthFailures    int
 	ShutdownTimeout time.Duration
 	KeyCacheTTL     time.Duration
 	MetricsAddr     string
 }
-
-// logBufferSize is how much of the log is held at most before it is
-// written: some 300 request lines.
-const logBufferSize = 64 << 10
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
@@ -63,7 +61,10 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.Limits.Concurrent, "rate-concurrent", 1, "default requests in progress per account (0: no limit)")
 	fs.BoolVar(&c.Demo, "demo", false, "serve a demo data set from memory (ignores --db) and print its API keys")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
-	fs.DurationVar(&c.LogFlush, "log-flush", 100*time.Millisecond, "how long log lines may be held to be written together (0: each as it is logged)")
+	fs.DurationVar(&c.WriteTimeout, "write-timeout", 30*time.Second, "cut a client that takes no part of a response for this long (0: never)")
+	fs.IntVar(&c.MaxListStreams, "max-list-streams", 64, "transaction lists streamed at once, server-wide; more are answered 503 (0: no bound)")
+	fs.IntVar(&c.MaxConns, "max-conns", 4096, "client connections open at once; more are closed as they arrive (0: no bound)")
+	fs.IntVar(&c.AuthFailures, "auth-failures-per-minute", 20, "failed authentications one client address may make in a minute before it is answered 429 (0: no bound)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to let requests in flight finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", keycache.DefaultTTL, "how long a key lookup is reused; a revoked key or changed account applies within it (0: no cache)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics on this address only, e.g. an internal port (default: on --addr)")
@@ -87,19 +88,10 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.KeyCacheTTL < 0 {
 		return fmt.Errorf("%w: --key-cache-ttl cannot be negative", errUsage)
 	}
-	if cfg.LogFlush < 0 {
-		return fmt.Errorf("%w: --log-flush cannot be negative", errUsage)
+	if cfg.WriteTimeout < 0 || cfg.MaxListStreams < 0 || cfg.MaxConns < 0 || cfg.AuthFailures < 0 {
+		return fmt.Errorf("%w: --write-timeout, --max-list-streams, --max-conns and --auth-failures-per-minute cannot be negative", errUsage)
 	}
-	logOut := env.stderr
-	if cfg.LogFlush > 0 {
-		// A line per request, each its own write, cost 5% of a lookup's
-		// CPU; held for the interval, they leave together. Close writes
-		// what is held however runServe returns.
-		lb := logbuf.New(env.stderr, cfg.LogFlush, logBufferSize)
-		defer lb.Close()
-		logOut = lb
-	}
-	logger, err := newLogger(cfg.LogFormat, logOut)
+	logger, err := newLogger(cfg.LogFormat, env.stderr)
 	if err != nil {
 		return err
 	}
@@ -151,9 +143,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		svc.Metrics = m.Handler()
 	}
 	server := api.NewServer(api.Config{
-		PublicURL:       cfg.PublicURL,
-		TrackingBaseURL: cfg.TrackingURL,
-		DefaultLimits:   cfg.Limits,
+		PublicURL:             cfg.PublicURL,
+		TrackingBaseURL:       cfg.TrackingURL,
+		DefaultLimits:         cfg.Limits,
+		WriteTimeout:          cfg.WriteTimeout,
+		MaxListStreams:        cfg.MaxListStreams,
+		AuthFailuresPerMinute: cfg.AuthFailures,
 	}, svc, logger, time.Now)
 
 	servers, err := listen(cfg, server.Handler(), m.Handler(), logger)
@@ -186,7 +181,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	// The API drains first, so the metrics can be scraped while it does.
 	for _, s := range servers {
 		if err := s.http.Shutdown(shutdownCtx); err != nil {
-			return fmt.Errorf("shutdown: %w", err)
+			// Requests still running after the timeout (a client that
+			// reads slowly, say) are cut: the stop was asked for, and it
+			// is not an error of the server's.
+			logger.Warn("cutting the requests still in flight", "error", err)
+			s.http.Close()
 		}
 	}
 	for range servers {
@@ -212,6 +211,7 @@ func listen(cfg serveConfig, apiHandler, metricsHandler http.Handler, logger *sl
 	if err != nil {
 		return nil, err
 	}
+	ln = capConns(ln, cfg.MaxConns)
 	servers := []listening{{http: newHTTPServer(apiHandler, logger), ln: ln}}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -24,8 +22,14 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, account *afftrack.A
 func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
+		if s.refuseGuesser(w, r) {
+			return
+		}
 		account, err := s.authenticate(r, kind)
 		if err != nil {
+			if afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED {
+				s.authFailures.fail(clientAddress(r), s.clock())
+			}
 			s.writeError(w, r, err)
 			return
 		}
@@ -49,17 +53,11 @@ func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Han
 // Every way to fail is the same EUNAUTHORIZED, so a caller cannot tell a
 // wrong key from a suspended account; only a store failure differs.
 func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind) (*afftrack.Account, error) {
-	key, header := stateOf(r).query.get("apikey"), headerValue(r.Header, headerAPIKey)
-	switch {
-	case key == "":
-		key = header
-	case header != "" && header != key:
+	key, ok := requestKey(r, stateOf(r).query)
+	if !ok || key == "" {
 		return nil, errUnauthorized()
 	}
-	if key == "" {
-		return nil, errUnauthorized()
-	}
-	account, err := s.svc.Accounts.Authenticate(r.Context(), hashKey(key))
+	account, err := s.svc.Accounts.Authenticate(r.Context(), afftrack.HashKey(key))
 	if err != nil { // ErrorCode allocates even for a nil error
 		switch afftrack.ErrorCode(err) {
 		case "": // an *afftrack.Error without a code; the account decides
@@ -75,21 +73,34 @@ func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind) (*afft
 	return account, nil
 }
 
+// requestKey returns the request's API key, from every apiKey parameter
+// and X-Api-Key header it carries. Where they name different keys, which
+// one the client meant is anyone's guess, so ok is false and the request
+// is refused as unauthenticated; the same key given twice is fine.
+func requestKey(r *http.Request, q query) (key string, ok bool) {
+	add := func(v string) bool {
+		if key == "" {
+			key = v
+		}
+		return v == "" || v == key
+	}
+	for _, p := range q {
+		if isAPIKeyName(p.name) && !add(p.value) {
+			return "", false
+		}
+	}
+	for _, v := range r.Header.Values(headerAPIKey) {
+		if !add(v) {
+			return "", false
+		}
+	}
+	return key, true
+}
+
 // errUnauthorized returns the one error of every failed authentication.
 // Each is new, so no caller can change another's.
 func errUnauthorized() error {
 	return &afftrack.Error{Code: afftrack.EUNAUTHORIZED, Message: messageUnauthorized}
-}
-
-// hashKey is afftrack.HashKey with the key's bytes and the hex on the
-// stack, so the string is the only allocation for a key of up to 64 bytes
-// (a plain []byte(secret) stays on the stack only up to 32).
-func hashKey(secret string) string {
-	var buf [64]byte
-	sum := sha256.Sum256(append(buf[:0], secret...))
-	var h [2 * sha256.Size]byte
-	hex.Encode(h[:], sum[:])
-	return string(h[:])
 }
 
 // admit asks the rate limiter for the account's call. It sets the
@@ -106,13 +117,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, account *afftrack
 	st.release = release
 	h := w.Header()
 	if d.HasWindow {
-		st.setHeader(h, headerRateLimitLimit, strconv.FormatInt(d.Limit, 10))
-		st.setHeader(h, headerRateLimitRemaining, strconv.FormatInt(max(d.Remaining, 0), 10))
-		st.setHeader(h, headerRateLimitReset, strconv.FormatInt(ceilSeconds(d.Reset), 10))
+		h.Set(headerRateLimitLimit, strconv.FormatInt(d.Limit, 10))
+		h.Set(headerRateLimitRemaining, strconv.FormatInt(max(d.Remaining, 0), 10))
+		h.Set(headerRateLimitReset, strconv.FormatInt(ceilSeconds(d.Reset), 10))
 	}
 	if !d.Allowed {
 		s.svc.Observer.RateLimited(account.Ref.Kind)
-		st.setHeader(h, headerRetryAfter, strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
+		h.Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
 		return &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited}
 	}
 	return nil

@@ -32,6 +32,8 @@ func errorStatus(code string) int {
 		return http.StatusTooManyRequests
 	case afftrack.ECONFLICT:
 		return http.StatusConflict
+	case afftrack.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
@@ -47,7 +49,7 @@ func errorMessage(code string, err error) string {
 		return messageNotFound
 	case afftrack.ERATELIMIT:
 		return messageRateLimited
-	case afftrack.EINVALID, afftrack.ENOTALLOWED, afftrack.ECONFLICT:
+	case afftrack.EINVALID, afftrack.ENOTALLOWED, afftrack.ECONFLICT, afftrack.EUNAVAILABLE:
 		return afftrack.ErrorMessage(err)
 	}
 	return messageInternal
@@ -111,8 +113,8 @@ func appendErrorBody(b []byte, f format, ns, message string) []byte {
 // length.
 func (s *Server) respond(w http.ResponseWriter, st *requestState, status int, body []byte) {
 	h := w.Header()
-	st.setHeader(h, headerContentType, st.neg.contentType())
-	st.setHeader(h, headerContentLength, strconv.Itoa(len(body)))
+	h.Set(headerContentType, st.neg.contentType())
+	h.Set(headerContentLength, strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -235,6 +235,13 @@ func newHarness(t testing.TB) *harness {
 // nil, before the server is built.
 func newHarnessWith(t testing.TB, edit func(*Services)) *harness {
 	t.Helper()
+	return newHarnessConfig(t, edit, nil)
+}
+
+// newHarnessConfig is newHarnessWith with the server's configuration
+// edited by editConfig, if not nil.
+func newHarnessConfig(t testing.TB, edit func(*Services), editConfig func(*Config)) *harness {
+	t.Helper()
 	h := &harness{
 		accounts: &fakeAccounts{byHash: map[string]*afftrack.Account{}},
 		tx:       &fakeTransactions{list: fixtureTransactions()},
@@ -264,6 +271,9 @@ func newHarnessWith(t testing.TB, edit func(*Services)) *harness {
 		edit(&svc)
 	}
 	cfg := Config{PublicURL: publicURL, DefaultLimits: afftrack.Limits{PerMinute: 30, PerDay: 1000, Concurrent: 1}}
+	if editConfig != nil {
+		editConfig(&cfg)
+	}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h.srv = NewServer(cfg, svc, logger, func() time.Time { return fixedNow })
 	return h

@@ -2,14 +2,12 @@ package api
 
 import (
 	"context"
-	"encoding/binary"
+	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -18,56 +16,29 @@ import (
 )
 
 // requestState is what the middleware learns about a request and the
-// handlers, the error writer and the request log share.
-//
-// It is the request's context too, the parent's with the state as a
-// value, and it holds the response writer, the query's parameters and the
-// header values the server sets: each request costs this one allocation
-// instead of one for each of those.
+// handlers, the error writer and the request log share. withState puts it
+// in the request's context.
 type requestState struct {
-	context.Context // the request's own, before withState
-
-	id            string
-	path          string // the client's escaped path, read once
-	query         query
-	neg           negotiation
-	ns            string // XML namespace of error bodies: the path's account type
-	rw            responseWriter
-	route         *compiledRoute    // the route the path matched; nil for none
-	wildcardValue string            // the value of the route's wildcard, for pathValue
-	account       *afftrack.Account // once authenticated
-	release       func()            // frees the rate limiter's concurrency slot
-	gone          bool              // aborted because the client went away
-
-	params  [4]queryParam // backs query for up to 4 parameters, as many as most calls have
-	headers [9]string     // backs the values setHeader sets
-	nHeader int           // headers used
+	id      string
+	path    string // the client's escaped path, read once
+	query   query
+	neg     negotiation
+	ns      string // XML namespace of error bodies: the path's account type
+	rw      *responseWriter
+	route   string            // the route pattern the path matched; "" for none
+	account *afftrack.Account // once authenticated
+	release func()            // frees the rate limiter's concurrency slot
+	gone    bool              // aborted because the client went away
 }
 
 type stateKey struct{}
 
-// Value returns the state for stateKey and asks the parent context for
-// any other key, as context.WithValue would. Deadline, Done and Err are
-// the parent's, so cancellation works as before, and a context derived
-// from this one finds the parent's cancellation through Value as it
-// would through a context.WithValue.
-func (st *requestState) Value(key any) any {
-	if key == (stateKey{}) {
-		return st
-	}
-	return st.Context.Value(key)
-}
-
 // stateOf returns the state withState attached to r.
 func stateOf(r *http.Request) *requestState {
-	if st, ok := r.Context().(*requestState); ok {
-		return st
-	}
 	return r.Context().Value(stateKey{}).(*requestState)
 }
 
-// Canonical names of the headers set through setHeader, which stores
-// them as given, or read through headerValue.
+// Canonical names of the headers the server sets or reads.
 const (
 	headerAccept             = "Accept"
 	headerAPIKey             = "X-Api-Key"
@@ -82,45 +53,21 @@ const (
 	headerRetryAfter         = "Retry-After"
 )
 
-// headerValue is h.Get(key) for a key in canonical form, which needs no
-// canonicalizing on every call.
-func headerValue(h http.Header, key string) string {
-	if v := h[key]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-// setHeader sets h[key], key being in canonical form, to the single value
-// v, as h.Set does, but with the value slice backed by the state's array
-// rather than allocated. Each slice's capacity is its length, so an Add
-// to the header copies it instead of overwriting a neighbour.
-func (st *requestState) setHeader(h http.Header, key, v string) {
-	i := st.nHeader
-	if i == len(st.headers) {
-		h[key] = []string{v}
-		return
-	}
-	st.nHeader++
-	st.headers[i] = v
-	h[key] = st.headers[i : i+1 : i+1]
-}
-
 // withState starts every request: it settles the request id, parses the
 // query, negotiates the format and sets the headers every response
 // carries, before anything can fail.
 func (s *Server) withState(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := &requestState{Context: r.Context(), id: requestID(headerValue(r.Header, headerRequestID))}
-		st.query = parseQuery(r.URL.RawQuery, st.params[:0])
+		st := &requestState{id: requestID(r.Header.Get(headerRequestID))}
+		st.query = parseQuery(r.URL.RawQuery)
 		st.neg = negotiateRequest(r, st.query)
 		st.path = r.URL.EscapedPath()
 		st.ns = s.namespace(st.path)
 		h := w.Header()
-		st.setHeader(h, headerRequestID, st.id)
-		st.setHeader(h, headerContentTypeOptions, "nosniff")
-		st.setHeader(h, headerVary, "Accept, Content-Type")
-		next.ServeHTTP(w, r.WithContext(st))
+		h.Set(headerRequestID, st.id)
+		h.Set(headerContentTypeOptions, "nosniff")
+		h.Set(headerVary, "Accept, Content-Type")
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
 	})
 }
 
@@ -136,18 +83,16 @@ const statusClientGone = 499
 func (s *Server) withLogging(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
-		st.rw = responseWriter{ResponseWriter: w, head: r.Method == http.MethodHead}
-		// withRouting may give the mux another URL; the log shows the
-		// client's, whose escaped path is st.path.
-		u := r.URL
-		defer s.endRequest(r, u, st, time.Now())
-		next.ServeHTTP(&st.rw, r)
+		st.rw = &responseWriter{ResponseWriter: w, head: r.Method == http.MethodHead,
+			rc: http.NewResponseController(w), writeTimeout: s.cfg.WriteTimeout}
+		defer s.endRequest(r, st, time.Now())
+		next.ServeHTTP(st.rw, r)
 	})
 }
 
 // endRequest frees the rate limiter's slot, logs the request line and
 // reports the request to the observer.
-func (s *Server) endRequest(r *http.Request, u *url.URL, st *requestState, start time.Time) {
+func (s *Server) endRequest(r *http.Request, st *requestState, start time.Time) {
 	if st.release != nil {
 		st.release()
 	}
@@ -158,52 +103,24 @@ func (s *Server) endRequest(r *http.Request, u *url.URL, st *requestState, start
 	case !st.rw.wroteHeader:
 		status = http.StatusOK
 	}
-	end := time.Now()
-	duration := end.Sub(start)
-	ctx := r.Context()
-	if h := s.logger.Handler(); h.Enabled(ctx, slog.LevelInfo) {
-		// The record is made here and handed to the handler, as
-		// Logger.LogAttrs would, but stamped with the end just read and
-		// the program counter of this line found once, sparing a clock
-		// reading and a stack walk per request. Attrs rather than
-		// alternating arguments: nothing is boxed in an interface, and
-		// the values are the same kinds slog would have made of them.
-		rec := slog.NewRecord(end, slog.LevelInfo, "request", s.requestLinePC())
-		attrs := [...]slog.Attr{
-			slog.String("method", r.Method),
-			slog.String("url", redactedURL(st.path, u)),
-			slog.Int("status", status),
-			slog.Int64("bytes", st.rw.bytes),
-			slog.Duration("duration", duration),
-			slog.String("request_id", st.id),
-			{},
-		}
-		n := len(attrs) - 1
-		if st.account != nil {
-			attrs[n] = slog.String("account", st.account.Ref.String())
-			n++
-		}
-		rec.AddAttrs(attrs[:n]...)
-		_ = h.Handle(ctx, rec)
+	duration := time.Since(start)
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("url", redactedURL(st.path, r.URL)),
+		slog.Int("status", status),
+		slog.Int64("bytes", st.rw.bytes),
+		slog.Duration("duration", duration),
+		slog.String("request_id", st.id),
 	}
+	if st.account != nil {
+		attrs = append(attrs, slog.String("account", st.account.Ref.String()))
+	}
+	s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	route := routeUnmatched
-	if st.route != nil {
-		route = st.route.pattern
+	if st.route != "" {
+		route = st.route
 	}
 	s.svc.Observer.ObserveRequest(route, r.Method, status, duration)
-}
-
-// requestLinePC returns the program counter of its caller, endRequest,
-// where the request line is logged: the source a handler with AddSource
-// reports. It is found once per server, as it is the same for every line.
-func (s *Server) requestLinePC() uintptr {
-	if pc := s.linePC.Load(); pc != 0 {
-		return uintptr(pc)
-	}
-	var pcs [1]uintptr
-	runtime.Callers(2, pcs[:]) // skip runtime.Callers and requestLinePC
-	s.linePC.Store(uint64(pcs[0]))
-	return pcs[0]
 }
 
 // withRecover turns a handler's panic into a logged 500, so one bad
@@ -252,15 +169,9 @@ func requestID(id string) string {
 	if len(id) >= 1 && len(id) <= 128 && strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == "" {
 		return id
 	}
-	// A request id labels a request for correlation; it guards nothing,
-	// so the runtime's generator (ChaCha8 seeded by the system, per
-	// thread) serves, without crypto/rand's system call.
 	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
-	var h [2 * len(b)]byte
-	hex.Encode(h[:], b[:])
-	return string(h[:])
+	_, _ = rand.Read(b[:]) // never fails on the platforms Go supports
+	return hex.EncodeToString(b[:])
 }
 
 // redactedURL returns u's path, p being its escaped path, and query for
@@ -288,7 +199,7 @@ func redactedURL(p string, u *url.URL) string {
 			pair = raw[:i]
 		}
 		name, _, hasValue := strings.Cut(pair, "=")
-		if hasValue && isAPIKeyName(name) {
+		if hasValue && isRedactedName(name) {
 			// A name that does not unescape might hide apiKey; redact it too.
 			b.WriteString(name)
 			b.WriteString("=REDACTED")
@@ -314,24 +225,39 @@ func pairEnd(raw string) int {
 	return -1
 }
 
-// isAPIKeyName reports whether the raw name of a query parameter must
-// have its value redacted: it names apiKey in any case, or it does not
-// unescape, so it might hide apiKey.
-func isAPIKeyName(name string) bool {
-	n, err := url.QueryUnescape(name)
-	return err != nil || strings.EqualFold(n, "apikey")
+// isRedactedName reports whether the raw name of a query parameter must
+// have its value redacted: it is the key parameter, or it does not
+// unescape, so it might hide it, or some Unicode case mapping makes it the
+// key parameter's name (a client that spells it so may well have sent a
+// key, though the server does not take it as one).
+func isRedactedName(raw string) bool {
+	n, err := url.QueryUnescape(raw)
+	return err != nil || isAPIKeyName(n) || strings.EqualFold(n, paramAPIKey) ||
+		isAPIKeyName(strings.ToLower(n)) || isAPIKeyName(strings.ToUpper(n))
 }
+
+// paramAPIKey is the query parameter that carries the API key.
+const paramAPIKey = "apiKey"
+
+// isAPIKeyName reports whether an unescaped query parameter name is the
+// key parameter. It is the one test of that, used both to find the key
+// and to redact it from the log, so the two can never disagree.
+func isAPIKeyName(name string) bool { return asciiEqualFold(name, paramAPIKey) }
 
 // responseWriter records the status and size of a response for the log,
 // tells the recover middleware whether the response is under way, and
 // drops the body of a HEAD response so HEAD answers exactly like GET
-// without one.
+// without one. Each write must make progress within writeTimeout: a
+// client that stops reading is cut then, instead of holding its account's
+// concurrency slot and a database connection for as long as it likes.
 type responseWriter struct {
 	http.ResponseWriter
-	head        bool
-	wroteHeader bool
-	status      int
-	bytes       int64
+	rc           *http.ResponseController
+	writeTimeout time.Duration // 0: none
+	head         bool
+	wroteHeader  bool
+	status       int
+	bytes        int64
 }
 
 // WriteHeader records the status once and passes it on.
@@ -349,6 +275,11 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	}
 	if w.head {
 		return len(p), nil
+	}
+	if w.writeTimeout > 0 {
+		// An error means the connection cannot take deadlines (a test's
+		// recorder); the write goes on without one.
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.writeTimeout))
 	}
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)

@@ -10,22 +10,19 @@ import (
 )
 
 // query holds a request's query parameters in their order: names match
-// case-insensitively, an empty value counts as absent, and of a repeated
-// name the first non-empty value wins. It is a slice searched in order
-// rather than a map: a request carries a handful of parameters, and the
-// slice can live in the request's state instead of costing a map and a
-// lower-cased copy of each name per request.
+// ignoring ASCII case, an empty value counts as absent, and of a repeated
+// name the first non-empty value wins. It is a slice searched in order:
+// a request carries a handful of parameters.
 type query []queryParam
 
 // queryParam is one parameter whose value is neither empty nor badly
-// escaped. name is as written when it is ASCII, lower-cased otherwise.
+// escaped, its name unescaped but otherwise as written.
 type queryParam struct{ name, value string }
 
-// parseQuery parses a raw query string, appending to buf. A pair that does
-// not unescape is skipped, as net/url does, so a bad pair only ever means
-// "absent".
-func parseQuery(raw string, buf []queryParam) query {
-	q := query(buf[:0])
+// parseQuery parses a raw query string. A pair that does not unescape is
+// skipped, as net/url does, so a bad pair only ever means "absent".
+func parseQuery(raw string) query {
+	var q query
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
@@ -39,22 +36,16 @@ func parseQuery(raw string, buf []queryParam) query {
 		if err != nil || value == "" {
 			continue
 		}
-		if !isASCII(name) {
-			// Unicode lower-casing is not ASCII folding (the long s
-			// folds to s but is its own lower case), so a non-ASCII
-			// name is matched as strings.ToLower spells it.
-			name = strings.ToLower(name)
-		}
 		q = append(q, queryParam{name, value})
 	}
 	return q
 }
 
 // get returns the value of the parameter with the given ASCII name, in any
-// case, or "" when it is absent. A stored name matches when it equals the
-// name lower-cased once it is lower-cased itself: ASCII folding does that
-// for an ASCII name, and a lower-cased non-ASCII one has no upper-case
-// ASCII letter left to fold.
+// ASCII case, or "" when it is absent. Only ASCII letters fold: a name
+// with any other character never matches, so no Unicode case mapping (the
+// dotted capital I lower-cases to i) can make a name that the log's
+// redaction misses (isAPIKeyName) mean the key.
 func (q query) get(name string) string {
 	for _, p := range q {
 		if asciiEqualFold(p.name, name) {
@@ -62,16 +53,6 @@ func (q query) get(name string) string {
 		}
 	}
 	return ""
-}
-
-// isASCII reports whether s is all ASCII.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // asciiEqualFold reports whether a and b are equal once their ASCII

@@ -30,7 +30,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -50,6 +49,19 @@ type Config struct {
 	// DefaultLimits are the server's rate limits, overridden per account
 	// by Account.RateLimit.
 	DefaultLimits afftrack.Limits
+
+	// WriteTimeout bounds each write of a response: a client that reads
+	// nothing for this long is cut. 0 is no bound.
+	WriteTimeout time.Duration
+
+	// MaxListStreams bounds the transaction lists streamed at once,
+	// server-wide; one more is answered 503. 0 is no bound.
+	MaxListStreams int
+
+	// AuthFailuresPerMinute is how many failed authentications one client
+	// address may make in a minute before it is answered 429 without its
+	// key being looked up. 0 is no bound.
+	AuthFailuresPerMinute int
 }
 
 // Services are the domain services the handlers consume.
@@ -106,10 +118,9 @@ type Server struct {
 
 	nsMerchant, nsAffiliate string
 	trackingBase            string
-	compiled                []compiledRoute // the route table, for withRouting
-	mux                     *http.ServeMux  // every route, for the paths withRouting leaves to it
 	handler                 http.Handler
-	linePC                  atomic.Uint64 // the request line's program counter, once known
+	lists                   chan struct{} // a slot per list streamed at once; nil for no bound
+	authFailures            *failureBudget
 }
 
 // NewServer returns a server for the given services. clock stamps the
@@ -133,50 +144,30 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 		s.trackingBase = base + "/t"
 	}
 
+	if cfg.MaxListStreams > 0 {
+		s.lists = make(chan struct{}, cfg.MaxListStreams)
+	}
+	s.authFailures = newFailureBudget(cfg.AuthFailuresPerMinute, maxTrackedAddresses)
+
+	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		c := compileRoute(rt)
-		for _, other := range s.compiled {
-			if sameShape(c, other) {
-				// withRouting serves a path of a route's shape without
-				// asking the mux, which would choose between the two.
-				panic("api: routes " + other.pattern + " and " + c.pattern + " have the same shape")
-			}
-		}
-		s.compiled = append(s.compiled, c)
+		mux.Handle(http.MethodGet+" "+rt.path, withRoute(rt.path, rt.handler))
+		mux.Handle(rt.path, withRoute(rt.path, http.HandlerFunc(s.methodNotAllowed)))
 	}
-	s.mux = http.NewServeMux()
-	for i := range s.compiled {
-		c := &s.compiled[i] // s.compiled is complete: the pointer stays valid
-		s.mux.Handle(http.MethodGet+" "+c.pattern, withRoute(c, c.handler))
-		s.mux.Handle(c.pattern, withRoute(c, http.HandlerFunc(s.methodNotAllowed)))
-	}
-	s.mux.Handle("/", http.HandlerFunc(s.notFound))
+	mux.Handle("/", http.HandlerFunc(s.notFound))
 
 	// Outermost first: the state (request id, query, format, common
 	// headers) exists before anything can fail; the log line and the
 	// rate-limit release wrap everything, panics included; recovery
-	// answers 500 in the negotiated format; paths are made canonical
-	// and routed last.
+	// answers 500 in the negotiated format; a request with a body is
+	// refused before any of it is read; paths are made canonical for the
+	// mux last.
 	s.handler = s.withState(
 		s.withLogging(
 			s.withRecover(
-				s.withRouting())))
+				s.withoutBody(
+					s.withCanonicalPath(mux)))))
 	return s
-}
-
-// sameShape reports whether some path could have the shape of both
-// routes: as many segments, each a wildcard in one of them or the same
-// literal ignoring case.
-func sameShape(a, b compiledRoute) bool {
-	if len(a.segments) != len(b.segments) {
-		return false
-	}
-	for i := range a.segments {
-		if i != a.wildcard && i != b.wildcard && !strings.EqualFold(a.segments[i], b.segments[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // Handler returns the whole interface: middleware and routes.

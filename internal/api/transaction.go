@@ -25,6 +25,12 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 	if err != nil {
 		return err
 	}
+	release, ok := s.acquireList()
+	if !ok {
+		w.Header().Set(headerRetryAfter, "1")
+		return errBusy()
+	}
+	defer release()
 	ts := newTransactionStream(w, stateOf(r))
 	if err := s.svc.Transactions.FindTransactions(r.Context(), f, ts.write); err != nil {
 		if !ts.started() {
@@ -117,7 +123,7 @@ func (ts *transactionStream) started() bool { return ts.bw != nil }
 
 // start writes the status, the headers and the array's opening.
 func (ts *transactionStream) start() {
-	ts.st.setHeader(ts.w.Header(), headerContentType, ts.st.neg.contentType())
+	ts.w.Header().Set(headerContentType, ts.st.neg.contentType())
 	ts.w.WriteHeader(http.StatusOK)
 	ts.bw = ts.sb.bw
 	ts.bw.Reset(ts.w)

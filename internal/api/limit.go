@@ -1,0 +1,158 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+// withoutBody refuses a request that carries a body, before reading any
+// of it: no function of the interface takes one, and a body that never
+// arrives would otherwise hold the connection (and its file descriptor)
+// until a read deadline. The connection is closed after the answer
+// without draining the body.
+func (s *Server) withoutBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+			// net/http would otherwise wait for up to 256 KiB of the
+			// unread body before closing; a read deadline already past
+			// makes it give up at once. An error means there is no
+			// connection to bound (a test's recorder).
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			s.writeError(w, r, afftrack.Errorf(afftrack.EINVALID,
+				"the request has a body; the interface's functions take none"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// errBusy is the error of a request refused because the server is at one
+// of its bounds; the client may retry shortly.
+func errBusy() error {
+	return afftrack.Errorf(afftrack.EUNAVAILABLE, "The service is busy; retry in a few seconds.")
+}
+
+// acquireList takes a slot for one streamed list, or reports false when
+// every slot is taken. release gives it back.
+func (s *Server) acquireList() (release func(), ok bool) {
+	if s.lists == nil {
+		return func() {}, true
+	}
+	select {
+	case s.lists <- struct{}{}:
+		return func() { <-s.lists }, true
+	default:
+		return nil, false
+	}
+}
+
+// maxTrackedAddresses bounds the client addresses whose authentication
+// failures are counted: some 100 bytes each.
+const maxTrackedAddresses = 100_000
+
+// failureBudget counts failed authentications per client address over a
+// fixed minute, so that guessing keys online costs a minute per few
+// guesses per address. Its memory is bounded: when it tracks max
+// addresses, those whose minute is over are forgotten, and if none is,
+// one arbitrary address is (Go's map order is random), so a flood of new
+// addresses cannot grow it.
+type failureBudget struct {
+	perMinute int
+	max       int
+
+	mu    sync.Mutex
+	addrs map[string]failureWindow
+}
+
+// failureWindow is one address's count in the minute that began at start.
+type failureWindow struct {
+	start time.Time
+	n     int
+}
+
+func newFailureBudget(perMinute, max int) *failureBudget {
+	return &failureBudget{perMinute: perMinute, max: max, addrs: map[string]failureWindow{}}
+}
+
+// retryAfter returns how long addr must wait before its key is looked up
+// again, 0 if it may go ahead now.
+func (b *failureBudget) retryAfter(addr string, now time.Time) time.Duration {
+	if b.perMinute <= 0 {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w, ok := b.addrs[addr]
+	if !ok || now.Sub(w.start) >= time.Minute || w.n < b.perMinute {
+		return 0
+	}
+	return w.start.Add(time.Minute).Sub(now)
+}
+
+// fail counts one failed authentication of addr.
+func (b *failureBudget) fail(addr string, now time.Time) {
+	if b.perMinute <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w, ok := b.addrs[addr]
+	if !ok || now.Sub(w.start) >= time.Minute {
+		if !ok && len(b.addrs) >= b.max {
+			b.evict(now)
+		}
+		w = failureWindow{start: now}
+	}
+	w.n++
+	b.addrs[addr] = w
+}
+
+// evict makes room for one address; b.mu is held.
+func (b *failureBudget) evict(now time.Time) {
+	for a, w := range b.addrs {
+		if now.Sub(w.start) >= time.Minute {
+			delete(b.addrs, a)
+		}
+	}
+	for a := range b.addrs {
+		if len(b.addrs) < b.max {
+			return
+		}
+		delete(b.addrs, a)
+	}
+}
+
+// tracked returns how many addresses the budget holds, for tests.
+func (b *failureBudget) tracked() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.addrs)
+}
+
+// clientAddress is the address failures are counted against: the peer's
+// IP. A proxy's clients share its address; run the limit behind one only
+// with a budget to match (docs/deploy.md).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// refuseGuesser answers 429 for an address whose failures are spent.
+func (s *Server) refuseGuesser(w http.ResponseWriter, r *http.Request) bool {
+	wait := s.authFailures.retryAfter(clientAddress(r), s.clock())
+	if wait <= 0 {
+		return false
+	}
+	w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
+	s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
+	return true
+}

@@ -1,0 +1,121 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRequestsWithABodyAreRefused(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(r *http.Request)
+	}{
+		{"a Content-Length body", func(r *http.Request) {
+			r.Body = http.NoBody
+			r.ContentLength = 1000
+		}},
+		{"a chunked body", func(r *http.Request) {
+			r.ContentLength = -1
+			r.TransferEncoding = []string{"chunked"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is a 400 that closes the connection", func(t *testing.T) {
+			h := newHarness(t)
+			r := httptest.NewRequest("GET", "/V1/Merchant/Transactions/1?apiKey="+merchantKey, nil)
+			tt.prepare(r)
+			w := httptest.NewRecorder()
+			h.srv.Handler().ServeHTTP(w, r)
+			mustStatus(t, w, http.StatusBadRequest)
+			if diff := cmp.Diff("the request has a body; the interface's functions take none", jsonMessage(w.Body.String())); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+			if got := w.Header().Get("Connection"); got != "close" {
+				t.Errorf("Connection = %q, want close", got)
+			}
+			if got := h.limiter.acquired.Load(); got != 0 {
+				t.Errorf("the rate limiter was asked %d times, want 0", got)
+			}
+		})
+	}
+}
+
+func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	do := func(addr, key string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/V1/Merchant/Transactions/1", nil)
+		r.RemoteAddr = addr + ":4711"
+		r.Header.Set("X-Api-Key", key)
+		w := httptest.NewRecorder()
+		h.srv.Handler().ServeHTTP(w, r)
+		return w
+	}
+	for i := range 3 {
+		mustStatus(t, do("192.0.2.1", fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
+	}
+	t.Run("the address is refused once its failures are spent, even with a good key", func(t *testing.T) {
+		w := do("192.0.2.1", merchantKey)
+		mustStatus(t, w, http.StatusTooManyRequests)
+		if got := w.Header().Get("Retry-After"); got != "60" {
+			t.Errorf("Retry-After = %q, want 60 (the clock stands still)", got)
+		}
+	})
+	t.Run("another address is not", func(t *testing.T) {
+		mustStatus(t, do("192.0.2.2", merchantKey), http.StatusOK)
+	})
+}
+
+func TestFailureBudgetIsBounded(t *testing.T) {
+	b := newFailureBudget(5, 100)
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 10_000 {
+		b.fail(fmt.Sprintf("198.51.%d.%d", i/256, i%256), now)
+	}
+	if n := b.tracked(); n > 100 {
+		t.Errorf("tracks %d addresses, want at most 100", n)
+	}
+	b.fail("203.0.113.9", now.Add(2*time.Minute))
+	if n := b.tracked(); n != 1 {
+		t.Errorf("after a minute, tracks %d addresses, want only the new one", n)
+	}
+}
+
+func TestListStreamsAreBounded(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.MaxListStreams = 1 })
+	h.tx.blockAt, h.tx.blocked = 0, make(chan struct{})
+	srv := httptest.NewServer(h.srv.Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+listTarget, nil)
+	req.Header.Set("X-Api-Key", merchantKey)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if res, err := srv.Client().Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	select {
+	case <-h.tx.blocked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first list never started")
+	}
+	w := h.do("GET", listTarget, "X-Api-Key", otherMerchantKey)
+	mustStatus(t, w, http.StatusServiceUnavailable)
+	if got := w.Header().Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After = %q, want 1", got)
+	}
+	if !strings.Contains(w.Body.String(), "busy") {
+		t.Errorf("body %s does not say the service is busy", w.Body.String())
+	}
+	cancel()
+	<-done
+}
