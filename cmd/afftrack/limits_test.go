@@ -134,3 +134,21 @@ func TestSIGTERMDuringAStalledListExitsCleanly(t *testing.T) {
 		t.Errorf("stopped after %v, before --shutdown-timeout", d)
 	}
 }
+
+func TestUnparsableURLsAreReportedWithoutTheirPassword(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--demo", "--addr", "127.0.0.1:0", "--redis", "redis://:hunter2@host:badport/1"},
+		{"migrate", "--db", "postgres://user:hunter2@host:badport/db"},
+		{"import", "--db", "postgresql://user:hunter2@[::1/db", "-"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			out, err := afftrack(t, strings.NewReader("{}"), args...)
+			if err == nil {
+				t.Fatalf("succeeded:\n%s", out)
+			}
+			if strings.Contains(out, "hunter2") {
+				t.Errorf("the password is in the output:\n%s", out)
+			}
+		})
+	}
+}

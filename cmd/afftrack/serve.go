@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -286,8 +287,11 @@ func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger, onErr
 	}
 	opts, err := redis.ParseURL(cfg.Redis)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --redis: %v", errUsage, err)
+		return nil, nil, fmt.Errorf("%w: --redis: %v", errUsage, urlError(err))
 	}
+	// go-redis logs through one process-wide logger of its own; it is set
+	// here, where the one client is made, so its lines take our format.
+	redis.SetLogger(ratelimit.NewRedisLogger(logger, time.Minute, nil))
 	// A rate-limit check sits on every request's path: when Redis is down
 	// it must fail over in milliseconds, not after go-redis's default
 	// retries and five-second dials.
@@ -316,10 +320,26 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("%w: --log-format must be text or json, not %q", errUsage, format)
 }
 
+// urlError returns err without the URL it may quote, password and all:
+// url.Parse's errors repeat the whole URL.
+func urlError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("the URL cannot be parsed: %w", ue.Err)
+	}
+	return err
+}
+
 // redactDSN hides a password in a database URL before it is logged.
 func redactDSN(dsn string) string {
 	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
+	if err != nil {
+		if strings.Contains(dsn, "@") {
+			return "(an unparsable URL)"
+		}
+		return dsn
+	}
+	if u.User == nil {
 		return dsn
 	}
 	return u.Redacted()

@@ -110,7 +110,7 @@ func (m *Memory) Acquire(_ context.Context, a afftrack.AccountRef, l afftrack.Li
 	if d.Allowed {
 		for _, w := range windows {
 			if w.limit > 0 {
-				w.log.push(stamp)
+				w.log.push(stamp, int64(w.length))
 			}
 		}
 		acc.last = max(acc.last, stamp)

@@ -177,3 +177,54 @@ func TestMemoryReleaseFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryIsBoundedWhateverTheLimits(t *testing.T) {
+	m := NewMemory()
+	huge := afftrack.Limits{PerMinute: 10_000_000, PerDay: 10_000_000}
+	// 200,000 calls in a day, 200 a minute on average: an exact log would
+	// hold every one of them in the day window.
+	const calls = 200_000
+	step := 24 * time.Hour / calls
+	for i := range calls {
+		d, release, err := m.Acquire(context.Background(), merchant42, huge, t0.Add(time.Duration(i)*step))
+		if err != nil || !d.Allowed {
+			t.Fatalf("call %d refused: %+v %v", i, d, err)
+		}
+		release()
+	}
+	acc := m.shard(merchant42).accounts[merchant42]
+	if got, bound := acc.day.entries(), 2*exactEntries+1; got > bound {
+		t.Errorf("the day window holds %d entries, want at most %d", got, bound)
+	}
+	if got := acc.day.len(); got != calls {
+		t.Errorf("the day window counts %d calls, want %d", got, calls)
+	}
+}
+
+func TestMemoryBucketsNeverAdmitMoreThanTheExactLog(t *testing.T) {
+	// A limit above exactEntries, and calls in bursts: the bucketed log
+	// must refuse whenever an exact count of the last 60 s is at the limit.
+	m := NewMemory()
+	l := afftrack.Limits{PerMinute: 1000}
+	var accepted []time.Duration
+	for i := range 20_000 {
+		at := time.Duration(i) * 7 * time.Millisecond
+		d, release, _ := m.Acquire(context.Background(), merchant42, l, t0.Add(at))
+		release()
+		inWindow := 0
+		for _, a := range accepted {
+			if a > at-time.Minute {
+				inWindow++
+			}
+		}
+		if d.Allowed {
+			if inWindow >= 1000 {
+				t.Fatalf("call at %v admitted with %d calls in the last minute", at, inWindow)
+			}
+			accepted = append(accepted, at)
+		}
+	}
+	if len(accepted) < 20_000*7/60_000*1000/2 {
+		t.Errorf("only %d calls admitted; the buckets refuse far too much", len(accepted))
+	}
+}
