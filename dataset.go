@@ -11,6 +11,17 @@ type Dataset struct {
 	Transactions []TransactionRecord
 	Banners      []Banner
 	Invoices     []Invoice
+
+	// Start gives, for a chunk of a larger file, the index in the file of
+	// each collection's first record here, so errors name records by
+	// their place in the file. Zero for a whole file.
+	Start DatasetStart
+}
+
+// DatasetStart holds the file index of a chunk's first record of each
+// collection.
+type DatasetStart struct {
+	Merchants, Affiliates, Memberships, Transactions, Banners, Invoices int
 }
 
 // MerchantRecord is a merchant with the key secrets the file gives it.

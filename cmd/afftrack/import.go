@@ -38,10 +38,6 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		defer f.Close()
 		r = f
 	}
-	d, err := importfile.Parse(r, loc)
-	if err != nil {
-		return err
-	}
 	db, err := openStore(ctx, *dsn)
 	if err != nil {
 		return err
@@ -50,7 +46,11 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
 		return err
 	}
-	n, err := sqlstore.NewImportService(db).Import(ctx, d)
+	// The file is read a chunk at a time while the store writes the chunks
+	// in one database transaction: all or nothing, in bounded memory.
+	rd := importfile.NewReader(r, importfile.Options{Location: loc})
+	defer rd.Close()
+	n, err := sqlstore.NewImportService(db).ImportChunks(ctx, rd.Next)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ func parseMerchant(r *record) afftrack.MerchantRecord {
 	var m afftrack.MerchantRecord
 	m.ID = r.id("Id")
 	m.Name = r.str("Name", true)
-	m.AvatarURL = r.str("AvatarUrl", false)
+	m.AvatarURL = r.url("AvatarUrl")
 	m.Status = accountStatus(r)
 	m.RateLimit = rateLimit(r)
 	m.APIKeys = apiKeys(r)
@@ -55,7 +55,7 @@ func rateLimit(r *record) afftrack.RateLimit {
 	if raw == nil {
 		return afftrack.RateLimit{}
 	}
-	sub := newRecord(r.path+".RateLimit", raw, r.loc)
+	sub := newRecord(r.path+".RateLimit", raw, r.opts)
 	dim := func(name string) afftrack.Null[int64] {
 		v := sub.nullInt(name, false)
 		if v.Valid && v.Value < 0 {
@@ -83,8 +83,11 @@ func apiKeys(r *record) []string {
 		return nil
 	}
 	for i, k := range keys {
-		if len(k) < 1 || len(k) > 256 || !printableASCII(k) {
+		switch {
+		case len(k) < 1 || len(k) > 256 || !printableASCII(k):
 			r.fail(fmt.Sprintf("ApiKeys[%d]", i), "a key must be 1 to 256 printable ASCII characters without spaces")
+		case !r.opts.AllowWeakKeys && !strongKey(k):
+			r.fail(fmt.Sprintf("ApiKeys[%d]", i), "a key must be at least %d characters of A-Z a-z 0-9 - _ (128 bits)", minKeyLength)
 		}
 	}
 	return keys
@@ -93,6 +96,26 @@ func apiKeys(r *record) []string {
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// minKeyLength is the shortest key an import accepts: 22 characters of a
+// 64-letter alphabet carry 132 bits, so a key guessed online or from a
+// leaked hash is out of reach.
+const minKeyLength = 22
+
+// strongKey reports whether k has at least minKeyLength characters, all of
+// A-Z a-z 0-9 - _ (the alphabet of the keys the service generates).
+func strongKey(k string) bool {
+	if len(k) < minKeyLength {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}

@@ -13,10 +13,10 @@ func parseBanner(r *record) afftrack.Banner {
 	b.DateModified = r.datetime("DateModified", false, b.DateCreated)
 	b.GroupName = r.str("GroupName", false)
 	b.Name = r.str("Name", false)
-	b.TargetURL = r.str("TargetUrl", false)
+	b.TargetURL = r.url("TargetUrl")
 	b.Width = r.int("Width", true, 0)
 	b.Height = r.int("Height", true, 0)
-	b.ImageURL = r.str("ImageUrl", false)
+	b.ImageURL = r.url("ImageUrl")
 	b.AltText = r.str("AltText", false)
 	if r.err == nil && (b.Width < 1 || b.Height < 1) {
 		r.fail("Width", "a banner's width and height must be positive, got %dx%d", b.Width, b.Height)

@@ -1,108 +1,426 @@
 // Package importfile reads afftrack's import file: one JSON document whose
 // optional collections (Merchants, Affiliates, Memberships, Transactions,
 // Banners, Invoices) hold records in the API's own field names. It checks
-// everything that needs no stored data — types, formats, required fields,
-// enumerations, status invariants — and names the collection, the record's
-// index and the field of the first problem. References between records
-// are checked by the store, which also sees what is already stored.
+// everything that needs no stored data — types, formats, lengths,
+// required fields, enumerations, status invariants, ids given twice — and
+// names the collection, the record's index and the field of the first
+// problem. References between records are checked by the store, which
+// also sees what is already stored.
+//
+// The file is read as a stream, a record at a time, and handed on in
+// chunks, so memory stays bounded whatever its size.
 package importfile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/afftrack/afftrack"
 )
 
-// Parse reads an import document from r. Datetimes without a zone are wall
-// clocks of loc; zoned ones are converted to it.
-func Parse(r io.Reader, loc *time.Location) (*afftrack.Dataset, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read import file: %w", err)
-	}
-	var top map[string]json.RawMessage
-	if err := decodeObject(data, &top); err != nil {
-		return nil, afftrack.Errorf(afftrack.EINVALID, "the import file must be one JSON object with the collections Merchants, Affiliates, Memberships, Transactions, Banners, Invoices: %v", jsonProblem(err))
-	}
-	// Collections are read in a fixed order so the first error reported
-	// does not depend on map iteration.
-	names := make([]string, 0, len(top))
-	for name := range top {
-		names = append(names, name)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		oi, oj := collectionOrder(names[i]), collectionOrder(names[j])
-		return oi < oj || (oi == oj && names[i] < names[j])
-	})
-	d := &afftrack.Dataset{}
-	for _, name := range names {
-		raw := top[name]
-		var items []json.RawMessage
-		if s := strings.TrimSpace(string(raw)); s != "null" {
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON array", name)
-			}
-		}
-		if err := parseCollection(d, name, items, loc); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
+// Options tune how a file is read. The zero value reads in UTC.
+type Options struct {
+	// Location is the network's time zone: datetimes without a zone are
+	// its wall clocks, zoned ones are converted to it. Nil is UTC.
+	Location *time.Location
+
+	// AllowWeakKeys accepts API keys shorter than the rule of strongKey,
+	// for the demo data set only, whose keys are meant to be typed.
+	AllowWeakKeys bool
+
+	// ChunkSize is how many records a chunk holds at most; 0 is 10,000.
+	ChunkSize int
 }
 
-// collections lists the file's collections in the order they are read.
-var collections = []string{"merchants", "affiliates", "memberships", "transactions", "banners", "invoices"}
+func (o *Options) location() *time.Location {
+	if o.Location == nil {
+		return time.UTC
+	}
+	return o.Location
+}
 
-func collectionOrder(name string) int {
+// Parse reads a whole import document from r into one Dataset. Datetimes
+// without a zone are wall clocks of loc; zoned ones are converted to it.
+// It holds the whole file's records; a file of any size is read with a
+// Reader.
+func Parse(r io.Reader, loc *time.Location) (*afftrack.Dataset, error) {
+	return ParseOptions(r, Options{Location: loc})
+}
+
+// ParseOptions is Parse with options.
+func ParseOptions(r io.Reader, opts Options) (*afftrack.Dataset, error) {
+	rd := NewReader(r, opts)
+	defer rd.Close()
+	all := &afftrack.Dataset{}
+	for {
+		d, err := rd.Next()
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return all, nil
+		}
+		all.Merchants = append(all.Merchants, d.Merchants...)
+		all.Affiliates = append(all.Affiliates, d.Affiliates...)
+		all.Memberships = append(all.Memberships, d.Memberships...)
+		all.Transactions = append(all.Transactions, d.Transactions...)
+		all.Banners = append(all.Banners, d.Banners...)
+		all.Invoices = append(all.Invoices, d.Invoices...)
+	}
+}
+
+// collections lists the file's collections in the order the store must
+// write them: each refers only to those before it.
+var collections = []string{"Merchants", "Affiliates", "Memberships", "Transactions", "Banners", "Invoices"}
+
+// collectionIndex returns the index in collections of a name in any case,
+// or -1.
+func collectionIndex(name string) int {
 	for i, c := range collections {
 		if strings.EqualFold(c, name) {
 			return i
 		}
 	}
-	return -1 // unknown names first, so a misspelt collection is reported before anything else
+	return -1
 }
 
-// parseCollection parses the records of the collection called name into d.
-func parseCollection(d *afftrack.Dataset, name string, items []json.RawMessage, loc *time.Location) error {
-	each := func(canonical string, parse func(r *record)) error {
-		for i, raw := range items {
-			r := newRecord(fmt.Sprintf("%s[%d]", canonical, i), raw, loc)
-			if r.err == nil {
-				parse(r)
+// Reader reads an import file as a stream of chunks. A collection is read
+// as it comes when every collection before it (in the order of
+// collections) has been read; one that comes too early (a file whose keys
+// are in alphabetical order puts Banners before Merchants) is copied to a
+// temporary file and read once the file has ended, so records always reach
+// the store after the accounts they refer to, and memory stays bounded.
+type Reader struct {
+	opts  Options
+	dec   *json.Decoder
+	begun bool
+	ended bool // the top-level object is read
+
+	cur      int           // index of the collection being read, -1 for none
+	curDec   *json.Decoder // where its elements come from
+	curIndex int           // index in the file of its next element
+	curSpool *os.File      // the spool it is read from, if any
+
+	seen   [6]bool     // collections met in the file
+	done   [6]bool     // collections read to the end
+	spools [6]*os.File // collections put aside until the file ends
+
+	dup duplicates
+}
+
+// NewReader returns a Reader of the import file r.
+func NewReader(r io.Reader, opts Options) *Reader {
+	if opts.ChunkSize <= 0 {
+		opts.ChunkSize = 10_000
+	}
+	return &Reader{opts: opts, dec: json.NewDecoder(r), cur: -1, dup: newDuplicates()}
+}
+
+// Close removes the Reader's temporary files.
+func (rd *Reader) Close() error {
+	for i, f := range rd.spools {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+			rd.spools[i] = nil
+		}
+	}
+	if rd.curSpool != nil {
+		rd.curSpool.Close()
+		os.Remove(rd.curSpool.Name())
+		rd.curSpool = nil
+	}
+	return nil
+}
+
+// errShape is the error of a file that is not one object of arrays.
+func errShape(detail string) error {
+	return afftrack.Errorf(afftrack.EINVALID, "the import file must be one JSON object with the collections "+
+		"Merchants, Affiliates, Memberships, Transactions, Banners, Invoices: %s", detail)
+}
+
+// Next returns the next chunk of records, all of one collection, or nil
+// at the end of the file.
+func (rd *Reader) Next() (*afftrack.Dataset, error) {
+	if !rd.begun {
+		rd.begun = true
+		if tok, err := rd.dec.Token(); err != nil || tok != json.Delim('{') {
+			return nil, errShape(tokenProblem(err, "it does not start with {"))
+		}
+	}
+	for {
+		if rd.cur >= 0 {
+			d, err := rd.readChunk()
+			if err != nil || d != nil {
+				return d, err
 			}
-			if err := r.done(); err != nil {
-				return err
+			continue
+		}
+		if !rd.ended {
+			if err := rd.nextCollection(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// The file has ended: the collections put aside, in order.
+		next := -1
+		for i, f := range rd.spools {
+			if f != nil {
+				next = i
+				break
 			}
 		}
-		return nil
+		if next < 0 {
+			return nil, nil
+		}
+		f := rd.spools[next]
+		rd.spools[next] = nil
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("read the import's temporary file: %w", err)
+		}
+		rd.cur, rd.curDec, rd.curIndex, rd.curSpool = next, json.NewDecoder(f), 0, f
 	}
-	switch strings.ToLower(name) {
-	case "merchants":
-		return each("Merchants", func(r *record) { d.Merchants = append(d.Merchants, parseMerchant(r)) })
-	case "affiliates":
-		return each("Affiliates", func(r *record) { d.Affiliates = append(d.Affiliates, parseAffiliate(r)) })
-	case "memberships":
-		return each("Memberships", func(r *record) { d.Memberships = append(d.Memberships, parseMembership(r)) })
-	case "transactions":
-		return each("Transactions", func(r *record) { d.Transactions = append(d.Transactions, parseTransaction(r)) })
-	case "banners":
-		return each("Banners", func(r *record) { d.Banners = append(d.Banners, parseBanner(r)) })
-	case "invoices":
-		return each("Invoices", func(r *record) { d.Invoices = append(d.Invoices, parseInvoice(r)) })
-	}
-	return afftrack.Errorf(afftrack.EINVALID, "%s: is not a collection; use Merchants, Affiliates, Memberships, Transactions, Banners or Invoices", name)
 }
 
-// jsonProblem turns a decoding error into words with a byte offset where
-// encoding/json knows one.
-func jsonProblem(err error) string {
-	if se, ok := err.(*json.SyntaxError); ok {
-		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, se)
+// nextCollection reads the next member of the top-level object: it starts
+// reading a collection, puts it aside, or notes the object's end.
+func (rd *Reader) nextCollection() error {
+	if !rd.dec.More() {
+		if _, err := rd.dec.Token(); err != nil { // }
+			return errShape(tokenProblem(err, ""))
+		}
+		if _, err := rd.dec.Token(); err != io.EOF {
+			return errShape("there is more after the object's end")
+		}
+		rd.ended = true
+		return nil
 	}
-	return err.Error()
+	tok, err := rd.dec.Token()
+	if err != nil {
+		return errShape(tokenProblem(err, ""))
+	}
+	name, _ := tok.(string)
+	i := collectionIndex(name)
+	if i < 0 {
+		return afftrack.Errorf(afftrack.EINVALID,
+			"%s: is not a collection; use Merchants, Affiliates, Memberships, Transactions, Banners or Invoices", name)
+	}
+	if rd.seen[i] {
+		return afftrack.Errorf(afftrack.EINVALID, "%s: is given twice in the file", collections[i])
+	}
+	rd.seen[i] = true
+	tok, err = rd.dec.Token()
+	switch {
+	case err != nil:
+		return errShape(tokenProblem(err, ""))
+	case tok == nil: // null: an empty collection
+		rd.done[i] = true
+		return nil
+	case tok != json.Delim('['):
+		return afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON array", collections[i])
+	}
+	ready := true
+	for j := range i {
+		ready = ready && rd.done[j]
+	}
+	if ready {
+		rd.cur, rd.curDec, rd.curIndex = i, rd.dec, 0
+		return nil
+	}
+	return rd.spool(i)
+}
+
+// spool copies the elements of collection i to a temporary file, one JSON
+// value after another, to be read after the file's end.
+func (rd *Reader) spool(i int) error {
+	f, err := os.CreateTemp("", "afftrack-import-*.json")
+	if err != nil {
+		return fmt.Errorf("import: a temporary file for %s: %w", collections[i], err)
+	}
+	rd.spools[i] = f
+	for n := 0; rd.dec.More(); n++ {
+		var raw json.RawMessage
+		if err := rd.dec.Decode(&raw); err != nil {
+			return afftrack.Errorf(afftrack.EINVALID, "%s[%d]: %s", collections[i], n, tokenProblem(err, ""))
+		}
+		if _, err := f.Write(append(raw, '\n')); err != nil {
+			return fmt.Errorf("import: write a temporary file: %w", err)
+		}
+	}
+	if _, err := rd.dec.Token(); err != nil { // ]
+		return errShape(tokenProblem(err, ""))
+	}
+	return nil
+}
+
+// readChunk reads up to a chunk of the current collection's records, or
+// returns nil when it has ended.
+func (rd *Reader) readChunk() (*afftrack.Dataset, error) {
+	i := rd.cur
+	d := &afftrack.Dataset{}
+	start := rd.curIndex
+	for n := 0; n < rd.opts.ChunkSize && rd.curDec.More(); n++ {
+		var raw json.RawMessage
+		if err := rd.curDec.Decode(&raw); err != nil {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "%s[%d]: %s", collections[i], rd.curIndex, tokenProblem(err, ""))
+		}
+		path := fmt.Sprintf("%s[%d]", collections[i], rd.curIndex)
+		r := newRecord(path, raw, &rd.opts)
+		if r.err == nil {
+			rd.parse(i, r, d)
+		}
+		if err := r.done(); err != nil {
+			return nil, err
+		}
+		rd.curIndex++
+	}
+	setStart(d, i, start)
+	if rd.curIndex > start {
+		return d, nil
+	}
+	// The collection has ended.
+	if rd.curSpool == nil {
+		if _, err := rd.dec.Token(); err != nil { // ]
+			return nil, errShape(tokenProblem(err, ""))
+		}
+	} else {
+		rd.curSpool.Close()
+		os.Remove(rd.curSpool.Name())
+		rd.curSpool = nil
+	}
+	rd.done[i] = true
+	rd.cur, rd.curDec = -1, nil
+	return nil, nil
+}
+
+// parse reads record r of collection i into d, checking that its id (or
+// key) is not one an earlier record of the file had.
+func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
+	switch collections[i] {
+	case "Merchants":
+		m := parseMerchant(r)
+		rd.dup.id(r, "Merchants", m.ID)
+		rd.dup.keys(r, m.APIKeys)
+		d.Merchants = append(d.Merchants, m)
+	case "Affiliates":
+		a := parseAffiliate(r)
+		rd.dup.id(r, "Affiliates", a.ID)
+		rd.dup.keys(r, a.APIKeys)
+		d.Affiliates = append(d.Affiliates, a)
+	case "Memberships":
+		m := parseMembership(r)
+		rd.dup.membership(r, m)
+		d.Memberships = append(d.Memberships, m)
+	case "Transactions":
+		t := parseTransaction(r)
+		rd.dup.id(r, "Transactions", t.ID)
+		d.Transactions = append(d.Transactions, t)
+	case "Banners":
+		b := parseBanner(r)
+		rd.dup.id(r, "Banners", b.ID)
+		d.Banners = append(d.Banners, b)
+	case "Invoices":
+		inv := parseInvoice(r)
+		rd.dup.id(r, "Invoices", inv.ID)
+		d.Invoices = append(d.Invoices, inv)
+	}
+}
+
+// setStart records the file index of the chunk's first record.
+func setStart(d *afftrack.Dataset, i, start int) {
+	switch collections[i] {
+	case "Merchants":
+		d.Start.Merchants = start
+	case "Affiliates":
+		d.Start.Affiliates = start
+	case "Memberships":
+		d.Start.Memberships = start
+	case "Transactions":
+		d.Start.Transactions = start
+	case "Banners":
+		d.Start.Banners = start
+	case "Invoices":
+		d.Start.Invoices = start
+	}
+}
+
+// tokenProblem turns a decoding error into words with a byte offset where
+// encoding/json knows one.
+func tokenProblem(err error, otherwise string) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, se)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "invalid JSON: the file ends too early"
+	case err != nil:
+		return err.Error()
+	}
+	return otherwise
+}
+
+// duplicates remembers the ids (and keys) of the records read so far, with
+// the index of the record that had each first: about 16 bytes an id.
+type duplicates struct {
+	ids         map[string]map[int64]int32
+	memberships map[[2]int64]int32
+	secrets     map[string]string // a key's secret: where it was first
+}
+
+func newDuplicates() duplicates {
+	return duplicates{ids: map[string]map[int64]int32{}, memberships: map[[2]int64]int32{}, secrets: map[string]string{}}
+}
+
+// index returns the index of a record's path: Transactions[12] gives 12.
+func index(path string) int32 {
+	var n int32
+	fmt.Sscanf(path[strings.LastIndexByte(path, '[')+1:], "%d", &n)
+	return n
+}
+
+func (d *duplicates) id(r *record, collection string, id int64) {
+	if r.err != nil {
+		return
+	}
+	m := d.ids[collection]
+	if m == nil {
+		m = map[int64]int32{}
+		d.ids[collection] = m
+	}
+	if first, dup := m[id]; dup {
+		r.fail("Id", "%d is also %s[%d].Id", id, collection, first)
+		return
+	}
+	m[id] = index(r.path)
+}
+
+func (d *duplicates) membership(r *record, ms afftrack.Membership) {
+	if r.err != nil {
+		return
+	}
+	k := [2]int64{ms.AffiliateID, ms.MerchantID}
+	if first, dup := d.memberships[k]; dup {
+		r.fail("AffiliateId", "affiliate %d and merchant %d are also Memberships[%d]", k[0], k[1], first)
+		return
+	}
+	d.memberships[k] = index(r.path)
+}
+
+func (d *duplicates) keys(r *record, keys []string) {
+	for j, k := range keys {
+		if r.err != nil {
+			return
+		}
+		at := fmt.Sprintf("%s.ApiKeys[%d]", r.path, j)
+		if first, dup := d.secrets[k]; dup {
+			r.fail(fmt.Sprintf("ApiKeys[%d]", j), "the key is also %s", first)
+			return
+		}
+		d.secrets[k] = at
+	}
 }

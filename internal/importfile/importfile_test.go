@@ -81,6 +81,9 @@ func TestParseReadsEveryField(t *testing.T) {
 	}
 }
 
+// strongKey is a key that meets the import's rule.
+const strongKey = "k3y-0123456789_abcdefghij"
+
 // tx is a minimal valid transaction; tests splice one field in or out.
 const tx = `"Id": 1, "MerchantId": 1, "AffiliateId": 1, "DateCreated": "2024-01-01", "TrafficType": "Website",
  "CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Cookie"`
@@ -138,6 +141,45 @@ func TestParseRejectsBadRecords(t *testing.T) {
 		{"an invoice with a bad GST", `{"Invoices": [{"Id": 1, "AffiliateId": 1, "DateCreated": "2024-01-01", "GST": 1.00001}]}`,
 			"Invoices[0].GST"},
 		{"the second record is the bad one", `{"Merchants": [{"Id": 1, "Name": "x"}, {"Id": 2}]}`, "Merchants[1].Name: is required"},
+		{"an id given twice in one collection", `{"Merchants": [{"Id": 7, "Name": "x"}, {"Id": 8, "Name": "y"}, {"Id": 7, "Name": "z"}]}`,
+			"Merchants[2].Id: 7 is also Merchants[0].Id"},
+		{"a transaction id given twice", `{"Transactions": [{` + tx + `, "Status2": "Pending"}, {` + tx + `, "Status2": "Pending"}]}`,
+			"Transactions[1].Id: 1 is also Transactions[0].Id"},
+		{"a membership given twice", `{"Memberships": [{"AffiliateId": 1, "MerchantId": 2}, {"AffiliateId": 1, "MerchantId": 2}]}`,
+			"Memberships[1].AffiliateId: affiliate 1 and merchant 2 are also Memberships[0]"},
+		{"a key given twice", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["` + strongKey + `"]}], "Affiliates": [{"Id": 1, "ContactName": "y", "ApiKeys": ["` + strongKey + `"]}]}`,
+			"Affiliates[0].ApiKeys[0]: the key is also Merchants[0].ApiKeys[0]"},
+		{"a field given twice in one object", `{"Merchants": [{"Id": 1, "Name": "x", "Id": 2}]}`,
+			`Merchants[0].Id: is given twice in one object (also as "Id")`},
+		{"a field given twice in different case", `{"Merchants": [{"Id": 1, "Name": "x", "name": "y"}]}`,
+			`Merchants[0].name: is given twice in one object (also as "Name")`},
+		{"a field given twice in a nested object", `{"Merchants": [{"Id": 1, "Name": "x", "RateLimit": {"PerDay": 1, "PerDay": 2}}]}`,
+			`Merchants[0].RateLimit.PerDay: is given twice in one object`},
+		{"a field given twice in an item", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": 1, "Sku": "b"}]}]}`,
+			`Transactions[0].Items[0].Sku: is given twice in one object`},
+		{"a collection given twice", `{"Merchants": [], "merchants": []}`, "Merchants: is given twice in the file"},
+		{"a datetime before year 1 once converted", `{"Transactions": [{` + tx + `, "Status2": "Pending", "DateModified": "0001-01-01T00:00:00+05:00"}]}`,
+			`Transactions[0].DateModified: "0001-01-01T00:00:00+05:00" is in year 0 in the network's time zone; datetimes must fall in years 0001 to 9999`},
+		{"a text longer than 4 KiB", `{"Merchants": [{"Id": 1, "Name": "` + strings.Repeat("n", 4097) + `"}]}`,
+			"Merchants[0].Name: is 4097 bytes long; text is at most 4096 bytes"},
+		{"a URL longer than 2 KiB", `{"Merchants": [{"Id": 1, "Name": "x", "AvatarUrl": "https://example.com/` + strings.Repeat("a", 2048) + `"}]}`,
+			"Merchants[0].AvatarUrl: is 2068 bytes long; a URL is at most 2048 bytes"},
+		{"a javascript: URL", `{"Banners": [{"Id": 1, "MerchantId": 1, "DateCreated": "2024-01-01", "Width": 1, "Height": 1, "TargetUrl": "javascript:alert(1)"}]}`,
+			`Banners[0].TargetUrl: "javascript:alert(1)" is not an absolute http or https URL without user information`},
+		{"a relative URL", `{"Banners": [{"Id": 1, "MerchantId": 1, "DateCreated": "2024-01-01", "Width": 1, "Height": 1, "ImageUrl": "/img.png"}]}`,
+			`Banners[0].ImageUrl: "/img.png" is not an absolute http or https URL`},
+		{"a data: URL", `{"Merchants": [{"Id": 1, "Name": "x", "AvatarUrl": "data:image/png;base64,AAAA"}]}`,
+			`Merchants[0].AvatarUrl: "data:image/png;base64,AAAA" is not an absolute http or https URL`},
+		{"a URL with user information", `{"Merchants": [{"Id": 1, "Name": "x", "AvatarUrl": "https://user:pw@example.com/a.png"}]}`,
+			`Merchants[0].AvatarUrl: "https://user:pw@example.com/a.png" is not an absolute http or https URL without user information`},
+		{"an item quantity of zero", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": 0}]}]}`,
+			"Transactions[0].Items[0].Quantity: 0 is not positive"},
+		{"a negative item quantity", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": -2}]}]}`,
+			"Transactions[0].Items[0].Quantity: -2 is not positive"},
+		{"a key shorter than 22 characters", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["` + strongKey + `", "short-key-0123456789"]}]}`,
+			"Merchants[0].ApiKeys[1]: a key must be at least 22 characters of A-Z a-z 0-9 - _ (128 bits)"},
+		{"a key outside the alphabet", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["abcdefghijklmnopqrstuvwx.z"]}]}`,
+			"Merchants[0].ApiKeys[0]: a key must be at least 22 characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is rejected with a precise message", func(t *testing.T) {
@@ -189,4 +231,49 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReaderStreamsInChunksInTheStoresOrder(t *testing.T) {
+	// Keys in alphabetical order, as many encoders write them: Banners and
+	// Memberships come before the Merchants they refer to.
+	doc := `{"Affiliates": [{"Id": 1, "ContactName": "a"}],
+		"Banners": [{"Id": 5, "MerchantId": 1, "DateCreated": "2024-01-01", "Width": 1, "Height": 1}],
+		"Memberships": [{"AffiliateId": 1, "MerchantId": 1}],
+		"Merchants": [{"Id": 1, "Name": "m1"}, {"Id": 2, "Name": "m2"}, {"Id": 3, "Name": "m3"}],
+		"Transactions": [{` + tx + `, "Status2": "Pending"}]}`
+	rd := importfile.NewReader(strings.NewReader(doc), importfile.Options{ChunkSize: 2})
+	defer rd.Close()
+	type chunk struct {
+		Collection string
+		Records    int
+		Start      int
+	}
+	var got []chunk
+	for {
+		d, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d == nil {
+			break
+		}
+		for _, c := range []chunk{
+			{"Merchants", len(d.Merchants), d.Start.Merchants},
+			{"Affiliates", len(d.Affiliates), d.Start.Affiliates},
+			{"Memberships", len(d.Memberships), d.Start.Memberships},
+			{"Transactions", len(d.Transactions), d.Start.Transactions},
+			{"Banners", len(d.Banners), d.Start.Banners},
+		} {
+			if c.Records > 0 {
+				got = append(got, c)
+			}
+		}
+	}
+	want := []chunk{
+		{"Merchants", 2, 0}, {"Merchants", 1, 2}, {"Affiliates", 1, 0}, {"Memberships", 1, 0},
+		{"Transactions", 1, 0}, {"Banners", 1, 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chunks (-want +got):\n%s", diff)
+	}
 }

@@ -3,7 +3,9 @@ package importfile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -19,17 +21,29 @@ type record struct {
 	path   string
 	fields map[string]json.RawMessage // keyed by the name as written
 	used   map[string]bool
-	loc    *time.Location
+	opts   *Options
 	err    error
 }
 
-func newRecord(path string, raw json.RawMessage, loc *time.Location) *record {
-	r := &record{path: path, used: map[string]bool{}, loc: loc}
-	if err := decodeObject(raw, &r.fields); err != nil {
+func newRecord(path string, raw json.RawMessage, opts *Options) *record {
+	r := &record{path: path, used: map[string]bool{}, opts: opts}
+	fields, err := decodeObject(raw)
+	switch {
+	case errors.Is(err, errNotObject):
 		r.err = afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON object", path)
+	case err != nil:
+		r.err = afftrack.Errorf(afftrack.EINVALID, "%s%s", path, err.Error())
 	}
+	r.fields = fields
 	return r
 }
+
+// Limits of the file's values, so that one record cannot hold a megabyte
+// of text that every response would then repeat.
+const (
+	maxText = 4096 // bytes of a text field
+	maxURL  = 2048 // bytes of a URL field
+)
 
 // fail records an error about field name unless one is already recorded.
 func (r *record) fail(name, format string, args ...any) {
@@ -134,7 +148,27 @@ func (r *record) nullStr(name string, required bool) afftrack.Null[string] {
 	if i := xmlForbidden(s); i >= 0 {
 		r.fail(name, "contains a character XML cannot carry (at byte %d)", i)
 	}
+	if len(s) > maxText {
+		r.fail(name, "is %d bytes long; text is at most %d bytes", len(s), maxText)
+	}
 	return afftrack.Some(s)
+}
+
+// url reads an optional absolute http or https URL; empty is allowed.
+func (r *record) url(name string) string {
+	s := r.str(name, false)
+	if s == "" || r.err != nil {
+		return s
+	}
+	if len(s) > maxURL {
+		r.fail(name, "is %d bytes long; a URL is at most %d bytes", len(s), maxURL)
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		r.fail(name, "%q is not an absolute http or https URL without user information", s)
+	}
+	return s
 }
 
 // bool reads a boolean: JSON true/false, or the strings "true"/"false" in
@@ -201,7 +235,12 @@ func (r *record) datetime(name string, required bool, def time.Time) time.Time {
 		r.fail(name, "%s", afftrack.ErrorMessage(err))
 		return def
 	}
-	return in.In(r.loc)
+	t := in.In(r.opts.location())
+	if y := t.Year(); y < 1 || y > 9999 {
+		r.fail(name, "%q is in year %d in the network's time zone; datetimes must fall in years 0001 to 9999", s.Value, y)
+		return def
+	}
+	return t
 }
 
 // enum reads a value name of an enumeration, case-insensitively.
@@ -232,10 +271,39 @@ func xmlForbidden(s string) int {
 	return -1
 }
 
-func decodeObject(raw json.RawMessage, v *map[string]json.RawMessage) error {
+// errNotObject is decodeObject's error for a value that is not an object.
+var errNotObject = errors.New("not a JSON object")
+
+// decodeObject reads the members of one JSON object. A name given twice
+// (in any case, since fields match ignoring case) is an error naming it:
+// encoding/json would keep the last and drop the first without a word.
+func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return fmt.Errorf("not an object")
+		return nil, errNotObject
 	}
-	return json.Unmarshal(raw, v)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // {
+		return nil, errNotObject
+	}
+	fields := map[string]json.RawMessage{}
+	folded := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errNotObject
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errNotObject
+		}
+		if first, dup := folded[strings.ToLower(name)]; dup {
+			return nil, fmt.Errorf(".%s: is given twice in one object (also as %q)", name, first)
+		}
+		folded[strings.ToLower(name)] = name
+		fields[name] = v
+	}
+	return fields, nil
 }

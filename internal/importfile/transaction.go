@@ -77,7 +77,7 @@ func parseItems(r *record) []afftrack.TransactionItem {
 	}
 	items := make([]afftrack.TransactionItem, 0, len(list))
 	for i, raw := range list {
-		ir := newRecord(fmt.Sprintf("%s.Items[%d]", r.path, i), raw, r.loc)
+		ir := newRecord(fmt.Sprintf("%s.Items[%d]", r.path, i), raw, r.opts)
 		if ir.err == nil {
 			items = append(items, parseItem(ir))
 		}
@@ -94,7 +94,7 @@ func parseItems(r *record) []afftrack.TransactionItem {
 func parseItem(r *record) afftrack.TransactionItem {
 	it := afftrack.TransactionItem{
 		Sku:                r.str("Sku", true),
-		Quantity:           r.int("Quantity", true, 0),
+		Quantity:           r.positive("Quantity"),
 		ReportedSaleValue:  r.itemMoney("ReportedSaleValue"),
 		SaleValue:          r.itemMoney("SaleValue"),
 		Commission:         r.itemMoney("Commission"),
@@ -118,4 +118,13 @@ func (r *record) ref(name string) afftrack.Null[string] {
 		return afftrack.Some(string(raw))
 	}
 	return r.nullStr(name, false)
+}
+
+// positive reads a required integer of at least 1.
+func (r *record) positive(name string) int64 {
+	n := r.int(name, true, 0)
+	if r.err == nil && n < 1 {
+		r.fail(name, "%d is not positive", n)
+	}
+	return n
 }

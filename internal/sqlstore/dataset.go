@@ -295,7 +295,7 @@ func (im *importer) importMerchants(d *afftrack.Dataset) error {
 	for i := range d.Merchants {
 		m := &d.Merchants[i].Merchant
 		if err := im.exec(upsertMerchant, merchantArgs(m)...); err != nil {
-			return fmt.Errorf("import Merchants[%d]: %w", i, err)
+			return fmt.Errorf("import Merchants[%d]: %w", d.Start.Merchants+i, err)
 		}
 		im.merchants[m.ID] = true
 	}
@@ -306,7 +306,7 @@ func (im *importer) importAffiliates(d *afftrack.Dataset) error {
 	for i := range d.Affiliates {
 		a := &d.Affiliates[i].Affiliate
 		if err := im.exec(upsertAffiliate, affiliateArgs(a)...); err != nil {
-			return fmt.Errorf("import Affiliates[%d]: %w", i, err)
+			return fmt.Errorf("import Affiliates[%d]: %w", d.Start.Affiliates+i, err)
 		}
 		im.affiliates[a.ID] = &affiliateNames{contact: a.ContactName, business: a.BusinessName}
 	}
@@ -315,7 +315,7 @@ func (im *importer) importAffiliates(d *afftrack.Dataset) error {
 
 func (im *importer) importMemberships(d *afftrack.Dataset) error {
 	for i, ms := range d.Memberships {
-		at := record{"Memberships", i}
+		at := record{"Memberships", d.Start.Memberships + i}
 		if _, err := im.checkAffiliate(at, "AffiliateId", ms.AffiliateID); err != nil {
 			return err
 		}
@@ -332,13 +332,13 @@ func (im *importer) importMemberships(d *afftrack.Dataset) error {
 func (im *importer) importKeys(d *afftrack.Dataset) error {
 	for i, m := range d.Merchants {
 		ref := afftrack.AccountRef{Kind: afftrack.KindMerchant, ID: m.ID}
-		if err := im.importAccountKeys(fmt.Sprintf("Merchants[%d]", i), ref, m.APIKeys); err != nil {
+		if err := im.importAccountKeys(fmt.Sprintf("Merchants[%d]", d.Start.Merchants+i), ref, m.APIKeys); err != nil {
 			return err
 		}
 	}
 	for i, a := range d.Affiliates {
 		ref := afftrack.AccountRef{Kind: afftrack.KindAffiliate, ID: a.ID}
-		if err := im.importAccountKeys(fmt.Sprintf("Affiliates[%d]", i), ref, a.APIKeys); err != nil {
+		if err := im.importAccountKeys(fmt.Sprintf("Affiliates[%d]", d.Start.Affiliates+i), ref, a.APIKeys); err != nil {
 			return err
 		}
 	}
@@ -386,7 +386,7 @@ func (im *importer) importTransactions(d *afftrack.Dataset) error {
 	for i := range d.Transactions {
 		rec := &d.Transactions[i]
 		t := &rec.Transaction
-		at := record{"Transactions", i}
+		at := record{"Transactions", d.Start.Transactions + i}
 		if err := im.checkMerchant(at, "MerchantId", t.MerchantID); err != nil {
 			return err
 		}
@@ -402,7 +402,7 @@ func (im *importer) importTransactions(d *afftrack.Dataset) error {
 			return afftrack.Errorf(afftrack.EINVALID, "%s.AffiliateBusinessName: %q does not match the affiliate's business name %q",
 				at, rec.ClaimedBusinessName.Value, a.business)
 		}
-		if err := batch.add(t, i); err != nil {
+		if err := batch.add(t, d.Start.Transactions+i); err != nil {
 			return err
 		}
 	}
@@ -412,7 +412,7 @@ func (im *importer) importTransactions(d *afftrack.Dataset) error {
 func (im *importer) importBanners(d *afftrack.Dataset) error {
 	for i := range d.Banners {
 		b := &d.Banners[i]
-		at := record{"Banners", i}
+		at := record{"Banners", d.Start.Banners + i}
 		if err := im.checkMerchant(at, "MerchantId", b.MerchantID); err != nil {
 			return err
 		}
@@ -427,7 +427,7 @@ func (im *importer) importBanners(d *afftrack.Dataset) error {
 func (im *importer) importInvoices(d *afftrack.Dataset) error {
 	for i := range d.Invoices {
 		inv := &d.Invoices[i]
-		at := record{"Invoices", i}
+		at := record{"Invoices", d.Start.Invoices + i}
 		if _, err := im.checkAffiliate(at, "AffiliateId", inv.AffiliateID); err != nil {
 			return err
 		}
