@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -13,11 +14,20 @@ import (
 
 // runAccount administers accounts: create, show, suspend, close, reactivate.
 func runAccount(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: account create|show|suspend|close|reactivate merchant|affiliate ARGS", errUsage)
+	const synopsis = `afftrack account create merchant  --name NAME [--id N] [--avatar-url URL] [--db URL]
+afftrack account create affiliate --contact-name NAME [--business-name NAME] [--gst] [--id N] [--db URL]
+afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
+	if len(args) == 0 || isHelp(args[0]) {
+		return env.help(args, synopsis)
 	}
 	verb, args := args[0], args[1:]
+	switch verb {
+	case "create", "show", "suspend", "close", "reactivate":
+	default:
+		return fmt.Errorf("%w: unknown account command %q; see afftrack account --help", errUsage, verb)
+	}
 	fs := flag.NewFlagSet("account "+verb, flag.ContinueOnError)
+	setUsage(fs, synopsis, "")
 	dsn := dbFlag(fs)
 	var m afftrack.Merchant
 	var a afftrack.Affiliate
@@ -79,12 +89,31 @@ func runAccount(ctx context.Context, env *cliEnv, args []string) error {
 		}[verb]
 		if status != 0 {
 			if err := accounts.SetAccountStatus(ctx, ref, status); err != nil {
-				return err
+				return accountError(ref, err)
 			}
 		}
-		return showAccount(ctx, env, accounts, ref)
+		return accountError(ref, showAccount(ctx, env, accounts, ref))
 	}
-	return fmt.Errorf("%w: unknown account command %q", errUsage, verb)
+	return nil
+}
+
+// accountExists returns ENOTFOUND when the account does not exist.
+func accountExists(ctx context.Context, accounts *sqlstore.AccountService, ref afftrack.AccountRef) error {
+	if ref.Kind == afftrack.KindMerchant {
+		_, err := accounts.FindMerchant(ctx, ref.ID)
+		return err
+	}
+	_, err := accounts.FindAffiliate(ctx, ref.ID)
+	return err
+}
+
+// accountError names the account when err says it does not exist: the
+// store's message is the API's, which names nothing.
+func accountError(ref afftrack.AccountRef, err error) error {
+	if afftrack.ErrorCode(err) == afftrack.ENOTFOUND {
+		return afftrack.Errorf(afftrack.ENOTFOUND, "%s %d not found", strings.ToLower(ref.Kind.String()), ref.ID)
+	}
+	return err
 }
 
 // showAccount prints an account's state and its keys.
@@ -107,11 +136,20 @@ func showAccount(ctx context.Context, env *cliEnv, accounts *sqlstore.AccountSer
 
 // runKey administers API keys: create (the secret is shown once), list, revoke.
 func runKey(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) == 0 {
-		return fmt.Errorf("%w: key create|list|revoke ARGS", errUsage)
+	const synopsis = `afftrack key create merchant|affiliate ID [--label TEXT] [--db URL]
+afftrack key list   merchant|affiliate ID [--db URL]
+afftrack key revoke KEY_ID [--db URL]`
+	if len(args) == 0 || isHelp(args[0]) {
+		return env.help(args, synopsis)
 	}
 	verb, args := args[0], args[1:]
+	switch verb {
+	case "create", "list", "revoke":
+	default:
+		return fmt.Errorf("%w: unknown key command %q; see afftrack key --help", errUsage, verb)
+	}
 	fs := flag.NewFlagSet("key "+verb, flag.ContinueOnError)
+	setUsage(fs, synopsis, "")
 	dsn := dbFlag(fs)
 	label := fs.String("label", "", "create: a note saying what the key is for")
 	rest, err := env.parse(fs, args)
@@ -136,7 +174,7 @@ func runKey(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		k := &afftrack.Key{ID: id, Account: ref, Label: *label, Created: afftrack.WallClock(time.Now(), time.UTC)}
 		if err := accounts.CreateKey(ctx, k, afftrack.HashKey(secret)); err != nil {
-			return err
+			return accountError(ref, err)
 		}
 		fmt.Fprintf(env.stdout, "key %s for %s %d\n%s\nThe key is shown only now; store it safely.\n", id, ref.Kind, ref.ID, secret)
 		return nil
@@ -145,18 +183,23 @@ func runKey(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := accountExists(ctx, accounts, ref); err != nil {
+			return accountError(ref, err)
+		}
 		return printKeys(ctx, env, accounts, ref)
 	case "revoke":
 		if len(rest) != 1 {
 			return fmt.Errorf("%w: key revoke KEY_ID", errUsage)
 		}
 		if err := accounts.RevokeKey(ctx, rest[0], afftrack.WallClock(time.Now(), time.UTC)); err != nil {
+			if afftrack.ErrorCode(err) == afftrack.ENOTFOUND {
+				return afftrack.Errorf(afftrack.ENOTFOUND, "key %s not found", rest[0])
+			}
 			return err
 		}
 		fmt.Fprintf(env.stdout, "revoked key %s\n", rest[0])
-		return nil
 	}
-	return fmt.Errorf("%w: unknown key command %q", errUsage, verb)
+	return nil
 }
 
 func printKeys(ctx context.Context, env *cliEnv, accounts *sqlstore.AccountService, ref afftrack.AccountRef) error {

@@ -21,6 +21,7 @@ import (
 func runGenerate(ctx context.Context, env *cliEnv, args []string) error {
 	cfg := generate.DefaultConfig()
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	setUsage(fs, "afftrack generate [flags]", "Fills a database, best an empty one, with a generated network for load tests.")
 	dsn := fs.String("db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL; best empty, as records with the same ids are replaced")
 	fs.IntVar(&cfg.Transactions, "transactions", cfg.Transactions, "transactions to generate, each with 0 to 5 items")
 	fs.IntVar(&cfg.Merchants, "merchants", cfg.Merchants, "merchants, a few large and most small")

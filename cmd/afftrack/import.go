@@ -16,6 +16,10 @@ import (
 // first invalid record, nothing.
 func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	setUsage(fs, "afftrack import [--db URL] [--timezone ZONE] FILE", `Loads FILE, a JSON import file (or - for standard input), into the database:
+every record or, at the first invalid one, nothing. FILE is one JSON object
+with the collections Merchants, Affiliates, Memberships, Transactions,
+Banners and Invoices; docs/import.md describes every field and rule.`)
 	dsn := dbFlag(fs)
 	zone := fs.String("timezone", "UTC", "the network's time zone; zoned datetimes in the file are converted to it")
 	rest, err := env.parse(fs, args)
@@ -62,6 +66,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 // runMigrate applies pending schema migrations and nothing else.
 func runMigrate(ctx context.Context, env *cliEnv, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	setUsage(fs, "afftrack migrate [--db URL]", "Applies the pending schema migrations, and nothing else.")
 	dsn := dbFlag(fs)
 	if rest, err := env.parse(fs, args); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/afftrack/afftrack"
@@ -24,6 +26,7 @@ Usage:
   afftrack key create merchant|affiliate ID [--label TEXT]
   afftrack key list   merchant|affiliate ID
   afftrack key revoke KEY_ID
+  afftrack version
 
 Every flag can also be set in the environment as AFFTRACK_ and the flag's
 name in upper case with _ for - (AFFTRACK_DB, AFFTRACK_RATE_PER_MINUTE); a
@@ -55,12 +58,70 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAccount(ctx, env, args[1:])
 	case "key":
 		return runKey(ctx, env, args[1:])
-	case "help", "-h", "--help":
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, versionText())
+		return nil
+	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	return fmt.Errorf("%w: unknown command %q; run afftrack --help for the commands", errUsage, args[0])
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
+// help answers a command group (account, key) called with no subcommand
+// or with --help: its synopsis, on standard output for --help (exit 0),
+// on standard error with a usage error otherwise.
+func (e *cliEnv) help(args []string, synopsis string) error {
+	if len(args) > 0 {
+		fmt.Fprintf(e.stdout, "Usage:\n%s\n\nRun a command with --help for its flags.\n", indent(synopsis))
+		return flag.ErrHelp
+	}
+	fmt.Fprintf(e.stderr, "Usage:\n%s\n", indent(synopsis))
+	return fmt.Errorf("%w: a subcommand is needed", errUsage)
+}
+
+// setUsage makes fs's --help print synopsis, then details if any, then its
+// flags.
+func setUsage(fs *flag.FlagSet, synopsis, details string) {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage:\n%s\n\n", indent(synopsis))
+		if details != "" {
+			fmt.Fprintf(w, "%s\n\n", details)
+		}
+		fmt.Fprintln(w, "Flags (each also AFFTRACK_ and its name in upper case, - as _):")
+		fs.PrintDefaults()
+	}
+}
+
+// indent puts two spaces before every line of s.
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// versionText says which afftrack this is: the module's version when it
+// was built from a release, "(devel)" from a checkout, with the VCS
+// revision when the build recorded one, and the Go version.
+func versionText() string {
+	v, rev, goVersion := "(devel)", "", runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				rev = " " + s.Value
+			}
+		}
+	}
+	return "afftrack " + v + rev + " " + goVersion
 }
 
 // cliEnv is what every subcommand gets from the process.
@@ -75,6 +136,14 @@ type cliEnv struct {
 // positional arguments.
 func (e *cliEnv) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(e.stderr)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isHelp(a) && a != "help" {
+			fs.SetOutput(e.stdout) // asked for: the answer, not an error
+		}
+	}
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {

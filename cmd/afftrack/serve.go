@@ -51,7 +51,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.DB, "db", defaultDB, dbUsage)
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "database connections open at once at most; a request waits for a free one (0: 4 per CPU, at least 8)")
-	fs.StringVar(&c.PublicURL, "public-url", "http://localhost:8080", "public base URL; XML namespaces and tracking links derive from it")
+	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL; XML namespaces and tracking links derive from it (default http:// and the --addr host and port, localhost for a loopback or wildcard host)")
 	fs.StringVar(&c.TrackingURL, "tracking-url", "", "tracking base URL for banner links (default PUBLIC-URL/t)")
 	fs.StringVar(&c.Timezone, "timezone", "UTC", "the network's time zone (IANA name)")
 	fs.StringVar(&c.Redis, "redis", "", "Redis URL for rate limits shared by replicas (default: in process)")
@@ -74,6 +74,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	var cfg serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	setUsage(fs, "afftrack serve [flags]", "Serves the API on --addr from the database --db (migrated first). See docs/cli.md.")
 	cfg.flags(fs)
 	if rest, err := env.parse(fs, args); err != nil {
 		return err
@@ -143,19 +144,24 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.MetricsAddr == "" {
 		svc.Metrics = m.Handler()
 	}
+	servers, err := listen(cfg, m.Handler(), logger)
+	if err != nil {
+		return err
+	}
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = derivePublicURL(servers[0].ln.Addr())
+	}
 	server := api.NewServer(api.Config{
-		PublicURL:             cfg.PublicURL,
+		PublicURL:             publicURL,
 		TrackingBaseURL:       cfg.TrackingURL,
 		DefaultLimits:         cfg.Limits,
 		WriteTimeout:          cfg.WriteTimeout,
 		MaxListStreams:        cfg.MaxListStreams,
 		AuthFailuresPerMinute: cfg.AuthFailures,
 	}, svc, logger, time.Now)
+	servers[0].http.Handler = server.Handler()
 
-	servers, err := listen(cfg, server.Handler(), m.Handler(), logger)
-	if err != nil {
-		return err
-	}
 	served := make(chan error, len(servers))
 	for _, s := range servers {
 		go func() { served <- s.http.Serve(s.ln) }()
@@ -207,13 +213,15 @@ type listening struct {
 // listen opens the API's listener and, with --metrics-addr, a second one
 // that serves only /metrics, so the metrics can stay on an internal port
 // while the API faces the internet. The API's comes first.
-func listen(cfg serveConfig, apiHandler, metricsHandler http.Handler, logger *slog.Logger) ([]listening, error) {
+// The API's server gets its handler once the public URL, which may
+// depend on the port the listener got, is known.
+func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) ([]listening, error) {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
 	ln = capConns(ln, cfg.MaxConns)
-	servers := []listening{{http: newHTTPServer(apiHandler, logger), ln: ln}}
+	servers := []listening{{http: newHTTPServer(nil, logger), ln: ln}}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
@@ -318,6 +326,20 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
 	return nil, fmt.Errorf("%w: --log-format must be text or json, not %q", errUsage, format)
+}
+
+// derivePublicURL is the public URL of a server listening on addr: its
+// host and port, with localhost for a loopback address or one that listens
+// on every interface, as a browser on the same machine would reach it.
+func derivePublicURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); host == "" || ip == nil || ip.IsLoopback() || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // urlError returns err without the URL it may quote, password and all:
