@@ -87,14 +87,17 @@ type server struct {
 
 // startServer starts `afftrack serve` on a free loopback port with no rate
 // limits, logging to logPath, and waits until it listens.
-func startServer(ctx context.Context, bin, dsn, logPath string) (*server, error) {
+func startServer(ctx context.Context, bin, dsn, logPath string, defaultLimits bool) (*server, error) {
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close() // the child has its own descriptor
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", dsn,
-		"--rate-per-minute", "0", "--rate-per-day", "0", "--rate-concurrent", "0")
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}
+	if !defaultLimits {
+		args = append(args, "--rate-per-minute", "0", "--rate-per-day", "0", "--rate-concurrent", "0")
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
 	cmd.Stderr = logFile
 	stdout, err := cmd.StdoutPipe()

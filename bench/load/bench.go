@@ -17,18 +17,18 @@ import (
 // scenario is one kind of request the benchmark measures.
 type scenario struct {
 	Name   string
-	Path   string  // path and query, with the merchant's key
-	Target float64 // the least ratio to the baseline's requests/s; 0 for none
+	Path   string   // path and query, with the merchant's key
+	Paths  []string // if set, each request is one of these at random, and Path is unused
+	Target float64  // the least ratio to the baseline's requests/s; 0 for none
 }
 
-// scenarios returns the three scenarios for the generated network.
-func scenarios(s generate.Summary) []scenario {
-	day := s.Day.Format(time.DateOnly)
+// scenarios returns the benchmark's scenarios for the generated network:
+// lookups of random transactions of every merchant, lists of random days
+// of mid-sized merchants, and a month of the largest merchant.
+func scenarios(s generate.Summary, smp *samples) []scenario {
 	return []scenario{
-		{Name: "lookup by id", Target: 0.50,
-			Path: fmt.Sprintf("/V1/Merchant/Transactions/%d?apiKey=%s", s.LookupID, s.Mid.Key)},
-		{Name: fmt.Sprintf("one-day list (%d tx)", s.DayTransactions), Target: 0.35,
-			Path: fmt.Sprintf("/V1/Merchant/Transactions?apiKey=%s&fromDate=%s&toDate=%s", s.Mid.Key, day, day)},
+		{Name: "lookup by random id", Target: 0.30, Paths: smp.lookups},
+		{Name: "one-day list, random day", Target: 0.12, Paths: smp.days},
 		{Name: fmt.Sprintf("one-month list (%d tx)", s.MonthTransactions),
 			Path: fmt.Sprintf("/V1/Merchant/Transactions?apiKey=%s&fromDate=%s&toDate=%s", s.Largest.Key,
 				s.Month.Format(time.DateOnly), s.MonthEnd.Format(time.DateOnly))},
@@ -198,12 +198,17 @@ func (b *bench) prepare(ctx context.Context) (backends []backend, cleanup func()
 // measureBackend serves the backend's database and measures every
 // scenario and format on it.
 func (b *bench) measureBackend(ctx context.Context, be backend) error {
-	srv, err := startServer(ctx, b.bin, be.DSN, filepath.Join(b.dir, "serve-"+be.Name+".log"))
+	srv, err := startServer(ctx, b.bin, be.DSN, filepath.Join(b.dir, "serve-"+be.Name+".log"), false)
 	if err != nil {
 		return err
 	}
 	defer srv.kill()
-	for _, sc := range scenarios(b.summary) {
+	smp, err := sample(ctx, be.DSN, b.summary, b.cfg.Network)
+	if err != nil {
+		srv.kill()
+		return err
+	}
+	for _, sc := range scenarios(b.summary, smp) {
 		for _, f := range formats {
 			name := sc.Name + " " + f.Name + " " + be.Name
 			if b.cfg.Only != nil && !b.cfg.Only.MatchString(name) {
@@ -217,7 +222,53 @@ func (b *bench) measureBackend(ctx context.Context, be backend) error {
 			b.rows = append(b.rows, r)
 		}
 	}
-	return srv.stop()
+	if b.cfg.Prest != "" && be.Name == "postgres" {
+		fmt.Fprintln(b.progress, "load: measuring afftrack and pREST, 32 connections")
+		r, err := b.measurePrest(ctx, srv, be, smp)
+		if err != nil {
+			return fmt.Errorf("pREST: %w", err)
+		}
+		b.rows = append(b.rows, r)
+	}
+	if err := srv.stop(); err != nil {
+		return err
+	}
+	name := "lookup by random id, default rate limits JSON " + be.Name
+	if b.cfg.Only != nil && !b.cfg.Only.MatchString(name) {
+		return nil
+	}
+	fmt.Fprintln(b.progress, "load: measuring", name)
+	r, err := b.measureLimited(ctx, be, smp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	b.rows = append(b.rows, r)
+	return nil
+}
+
+// measureLimited serves the backend with the server's default rate limits
+// (30 calls a minute, 1,000 a day, one at a time per account) and every
+// merchant's own limits removed, and drives lookups spread over every
+// merchant's key: what the limiter itself costs when most calls are
+// admitted and some refused. The generated limits are put back after.
+func (b *bench) measureLimited(ctx context.Context, be backend, smp *samples) (row, error) {
+	r := row{Scenario: "lookup by random id, default rate limits", Format: "JSON", Backend: be.Name, Limited: true}
+	if err := setMerchantLimits(ctx, be.DSN, false); err != nil {
+		return r, err
+	}
+	defer setMerchantLimits(context.WithoutCancel(ctx), be.DSN, true)
+	srv, err := startServer(ctx, b.bin, be.DSN, filepath.Join(b.dir, "serve-limited-"+be.Name+".log"), true)
+	if err != nil {
+		return r, err
+	}
+	defer srv.kill()
+	sc := scenario{Name: r.Scenario, Paths: smp.lookups}
+	m, err := b.measure(ctx, srv, be.Name, sc, formats[0])
+	if err != nil {
+		return r, err
+	}
+	m.Limited, m.Target, m.Note = true, 0, ""
+	return m, srv.stop()
 }
 
 // measure runs one scenario and format against afftrack and against a
@@ -226,9 +277,25 @@ func (b *bench) measure(ctx context.Context, srv *server, backendName string, sc
 	r := row{Scenario: sc.Name, Format: f.Name, Backend: backendName, Target: sc.Target}
 	url := srv.base + sc.Path
 	accept := "Accept: " + f.Accept
-	body, contentType, err := fetch(ctx, url, f.Accept)
-	if err != nil {
-		return r, fmt.Errorf("%w; the database does not hold the network these flags generate (see --reuse)", err)
+	var script string
+	var body []byte
+	var contentType string
+	var err error
+	if len(sc.Paths) > 0 {
+		// The baseline answers the body of the average size of a sample
+		// of the requests, so both move as many bytes.
+		if body, contentType, err = typicalBody(ctx, srv.base, sc.Paths, f.Accept); err != nil {
+			return r, err
+		}
+		script = filepath.Join(b.dir, r.fileName()+".lua")
+		if err := os.WriteFile(script, []byte(luaScript(sc.Paths)), 0o644); err != nil {
+			return r, err
+		}
+		url = srv.base + "/"
+	} else {
+		if body, contentType, err = fetch(ctx, url, f.Accept); err != nil {
+			return r, fmt.Errorf("%w; the database does not hold the network these flags generate (see --reuse)", err)
+		}
 	}
 	r.BodyBytes = len(body)
 	warm := b.cfg.Load
@@ -237,7 +304,7 @@ func (b *bench) measure(ctx context.Context, srv *server, backendName string, sc
 		return r, err
 	}
 	if warm.Duration >= time.Second {
-		if _, err := b.wrk.run(ctx, warm, url, accept); err != nil {
+		if _, err := b.wrk.run(ctx, warm, url, script, accept); err != nil {
 			return r, err
 		}
 	}
@@ -247,7 +314,7 @@ func (b *bench) measure(ctx context.Context, srv *server, backendName string, sc
 			return r, err
 		}
 	}
-	r.Afftrack, err = b.wrk.run(ctx, b.cfg.Load, url, accept)
+	r.Afftrack, err = b.wrk.run(ctx, b.cfg.Load, url, script, accept)
 	if prof != nil {
 		if perr := prof.finish(ctx); err == nil {
 			err = perr
@@ -268,14 +335,44 @@ func (b *bench) measure(ctx context.Context, srv *server, backendName string, sc
 	}
 	defer base.stop()
 	if warm.Duration >= time.Second {
-		if _, err := b.wrk.run(ctx, warm, base.url, accept); err != nil {
+		if _, err := b.wrk.run(ctx, warm, base.url, "", accept); err != nil {
 			return r, err
 		}
 	}
-	if r.Baseline, err = b.wrk.run(ctx, b.cfg.Load, base.url, accept); err != nil {
+	if r.Baseline, err = b.wrk.run(ctx, b.cfg.Load, base.url, "", accept); err != nil {
 		return r, err
 	}
 	return r, base.stop()
+}
+
+// typicalBody fetches a sample of paths and returns the body whose size is
+// nearest the sample's mean, and its Content-Type.
+func typicalBody(ctx context.Context, base string, paths []string, accept string) ([]byte, string, error) {
+	var bodies [][]byte
+	var contentType string
+	total := 0
+	for i := 0; i < len(paths) && i < 50; i++ {
+		body, ct, err := fetch(ctx, base+paths[i*len(paths)/min(len(paths), 50)], accept)
+		if err != nil {
+			return nil, "", err
+		}
+		bodies, contentType, total = append(bodies, body), ct, total+len(body)
+	}
+	mean := total / len(bodies)
+	best := bodies[0]
+	for _, b := range bodies {
+		if abs(len(b)-mean) < abs(len(best)-mean) {
+			best = b
+		}
+	}
+	return best, contentType, nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // fetch gets url once with the given Accept header and returns the body

@@ -4,12 +4,15 @@
 //
 //	go run ./bench/load [--duration 10s] [--connections 8] [--postgres URL] [--out FILE]
 //
-// For each scenario (lookup by id, a one-day list of a mid-sized merchant,
-// a one-month list of the largest merchant), format (JSON, XML) and
-// backend, it fetches the response once to learn its size, then measures
-// afftrack and, in the same run with the same wrk settings, a bare
-// net/http server answering a fixed body of that size. Machines differ
-// and drift; the ratio of the two holds, so the targets are ratios.
+// For each scenario (lookups of random transactions of every merchant,
+// lists of random days of mid-sized merchants, a one-month list of the
+// largest merchant), format (JSON, XML) and backend, it measures afftrack
+// and, in the same run with the same wrk settings, a bare net/http server
+// answering a fixed body of the same (mean) size. Machines differ and
+// drift; the ratio of the two holds, so the targets are ratios. It then
+// serves each backend with the default rate limits and drives random
+// lookups over every merchant's key, and, with --prest, measures pREST
+// beside afftrack on PostgreSQL's random lookups under 32 connections.
 //
 // It listens on loopback only, bounds every run, and stops by itself.
 package main
@@ -47,6 +50,8 @@ type config struct {
 	Perf string         // directory for perf profiles of afftrack during each run
 	Keep bool           // keep the temporary directory and PostgreSQL schema
 	RSS  bool           // measure peak memory of one whole-range request instead of throughput
+
+	Prest string // a prestd binary to measure beside afftrack on PostgreSQL; "" for none
 }
 
 // parseConfig reads the command line; getenv supplies the PostgreSQL
@@ -73,6 +78,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&cfg.Postgres, "postgres", getenv("AFFTRACK_TEST_POSTGRES_URL"),
 		"also measure PostgreSQL: generate into a fresh schema of this database `URL` (default $AFFTRACK_TEST_POSTGRES_URL)")
 	fs.StringVar(&cfg.ReusePostgres, "reuse-postgres", "", "measure PostgreSQL at this `URL`, generated before with the same network flags")
+	fs.StringVar(&cfg.Prest, "prest", "", "also measure pREST, the prestd `BINARY` given (built by the operator), on PostgreSQL's random lookups")
 	only := fs.String("only", "", "run only what this `REGEXP` matches in \"scenario format backend\", e.g. 'lookup|day'")
 	fs.StringVar(&cfg.Out, "out", "", "also write the report as Markdown to `FILE`")
 	fs.StringVar(&cfg.Perf, "perf", "", "record a perf profile of afftrack during each measured run into `DIR`")

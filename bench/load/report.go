@@ -22,6 +22,7 @@ type row struct {
 	Afftrack, Baseline        result
 	Target                    float64  // least ratio; 0 for none
 	Note                      string   // what went wrong, if anything
+	Limited                   bool     // under the default rate limits: 429s are expected, not failures
 	Profile                   []string // perf's hottest functions, with --perf
 }
 
@@ -37,6 +38,8 @@ func (r row) ratio() float64 {
 // "FAILED" when requests failed, whatever the figures say.
 func (r row) verdict() string {
 	switch {
+	case r.Limited:
+		return fmt.Sprintf("%d of %d refused", r.Afftrack.Non2xx, r.Afftrack.Requests)
 	case r.Afftrack.failed() || r.Baseline.failed():
 		return "FAILED"
 	case r.Target == 0:

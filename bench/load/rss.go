@@ -89,7 +89,7 @@ func (b *bench) measureRSSBackend(ctx context.Context, be backend) error {
 func (b *bench) measureRSS(ctx context.Context, be backend, f format) (rssRow, error) {
 	r := rssRow{Format: f.Name, Backend: be.Name, Want: b.summary.Largest.Transactions}
 	logPath := filepath.Join(b.dir, "serve-rss-"+be.Name+"-"+strings.ToLower(f.Name)+".log")
-	srv, err := startServer(ctx, b.bin, be.DSN, logPath)
+	srv, err := startServer(ctx, b.bin, be.DSN, logPath, false)
 	if err != nil {
 		return r, err
 	}

@@ -59,8 +59,9 @@ func (w *wrk) version(ctx context.Context) string {
 }
 
 // run drives url for cfg.Duration with the given request headers and
-// returns what wrk measured.
-func (w *wrk) run(ctx context.Context, cfg loadConfig, url string, headers ...string) (result, error) {
+// returns what wrk measured. A script, if not "", is a wrk Lua script
+// that chooses each request's path.
+func (w *wrk) run(ctx context.Context, cfg loadConfig, url, script string, headers ...string) (result, error) {
 	args := []string{
 		"-t", strconv.Itoa(cfg.Threads), "-c", strconv.Itoa(cfg.Connections),
 		"-d", strconv.Itoa(int(cfg.Duration.Round(time.Second)/time.Second)) + "s",
@@ -69,6 +70,9 @@ func (w *wrk) run(ctx context.Context, cfg loadConfig, url string, headers ...st
 	}
 	for _, h := range headers {
 		args = append(args, "-H", h)
+	}
+	if script != "" {
+		args = append(args, "-s", script)
 	}
 	args = append(args, url)
 	// wrk stops by itself; the context's deadline is a backstop should it

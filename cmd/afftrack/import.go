@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/afftrack/afftrack/internal/importfile"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 )
+
+// importMemoryLimit is the import's soft memory limit (runtime/debug).
+const importMemoryLimit = 128 << 20
 
 // runImport loads an import file (contract §11): all of it or, on the
 // first invalid record, nothing.
@@ -51,7 +55,13 @@ Banners and Invoices; docs/import.md describes every field and rule.`)
 		return err
 	}
 	// The file is read a chunk at a time while the store writes the chunks
-	// in one database transaction: all or nothing, in bounded memory.
+	// in one database transaction: all or nothing, in bounded memory. The
+	// live heap of a large import is mostly the ids seen so far; without a
+	// limit the collector lets garbage grow as large again, so a soft one
+	// keeps the process small unless GOMEMLIMIT says otherwise.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(importMemoryLimit)
+	}
 	rd := importfile.NewReader(r, importfile.Options{Location: loc})
 	defer rd.Close()
 	n, err := sqlstore.NewImportService(db).ImportChunks(ctx, rd.Next)

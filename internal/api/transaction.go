@@ -11,10 +11,9 @@ import (
 
 // streamBufferSize is the buffer between the encoder and the connection:
 // large enough that a day's list (100 transactions: 150 KB of JSON, 220 KB
-// of XML) leaves in one write, small enough that a huge one never sits in
-// memory. Each write to the socket costs a system call and, on loopback,
-// the receiver's processing too: at 32 KiB the one-day list ran at 30% of
-// the baseline's requests/s, at 256 KiB at 37% (docs/performance.md).
+// of XML) leaves in one write, as each write costs a system call and the
+// receiver's processing (docs/performance.md), small enough that a huge
+// list never sits in memory.
 const streamBufferSize = 256 << 10
 
 // handleTransactions lists the merchant's transactions in a date range. The

@@ -33,7 +33,7 @@ type Options struct {
 	// for the demo data set only, whose keys are meant to be typed.
 	AllowWeakKeys bool
 
-	// ChunkSize is how many records a chunk holds at most; 0 is 10,000.
+	// ChunkSize is how many records a chunk holds at most; 0 is 2,000.
 	ChunkSize int
 }
 
@@ -116,7 +116,7 @@ type Reader struct {
 // NewReader returns a Reader of the import file r.
 func NewReader(r io.Reader, opts Options) *Reader {
 	if opts.ChunkSize <= 0 {
-		opts.ChunkSize = 10_000
+		opts.ChunkSize = 2_000
 	}
 	return &Reader{opts: opts, dec: json.NewDecoder(r), cur: -1, dup: newDuplicates()}
 }

@@ -210,9 +210,17 @@ func (sqliteDialect) beginBulkLoad(ctx context.Context, conn *sql.Conn) (*bulkLo
 	if err := conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&was); err != nil {
 		return nil, err
 	}
-	b := &bulkLoad{restore: []string{fmt.Sprintf("PRAGMA foreign_keys = %d", was)}}
-	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		return b, err
+	var temp int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA temp_store`).Scan(&temp); err != nil {
+		return nil, err
+	}
+	b := &bulkLoad{restore: []string{fmt.Sprintf("PRAGMA foreign_keys = %d", was), fmt.Sprintf("PRAGMA temp_store = %d", temp)}}
+	// The indexes are rebuilt at the end by sorting every row; in memory,
+	// that sort of a large load would hold it all, so it goes to files.
+	for _, q := range []string{`PRAGMA foreign_keys = OFF`, `PRAGMA temp_store = FILE`} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return b, err
+		}
 	}
 	return b, nil
 }

@@ -7,19 +7,16 @@ import (
 )
 
 // The hot reads (a transaction by id, the transaction lists, Authenticate,
-// banners, an invoice) run on every request; the transactions' go through
-// the DB's transactionReader instead, except in memory. Without a statement cache each
-// call hands its SQL text to the driver, which parses and plans it anew:
-// on SQLite that was nearly half of a lookup's CPU. So they run through
-// *sql.Stmts prepared once per DB, on first use rather than at Open because
-// the tables exist only after Migrate; database/sql prepares each on every
-// pooled connection it meets, once per connection.
-
+// banners, an invoice) run on every request. The SQLite driver keeps no
+// statement cache, so each call would hand its SQL text to SQLite to parse
+// and plan anew; they run through *sql.Stmts prepared once per DB instead,
+// on first use rather than at Open because the tables exist only after
+// Migrate. database/sql prepares each on every pooled connection it meets,
+// once per connection.
+//
 // On PostgreSQL the driver does this itself: pgx prepares every query on
 // first use on a connection and keeps it in a per-connection cache, so the
-// store prepares nothing there. Holding *sql.Stmts on top of it made a
-// lookup slower (about 105 µs instead of 70 µs in BenchmarkFindTransactionByID)
-// and gained nothing.
+// store prepares nothing there (docs/performance.md has the figures).
 
 // maxStmts bounds the statements a DB keeps prepared. The list queries
 // vary with the filters a request combines, so without a bound a client
