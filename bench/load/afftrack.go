@@ -154,6 +154,22 @@ func (s *server) logTail() string {
 	return string(b)
 }
 
+// failedLines returns up to ten of the log's request lines whose status
+// is not 200, which say why a run had failures.
+func (s *server) failedLines() string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "msg=request") && !strings.Contains(line, "status=200") && len(out) < 10 {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // stop asks the server to shut down and waits for it.
 func (s *server) stop() error {
 	s.cmd.Process.Signal(syscall.SIGTERM)

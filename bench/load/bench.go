@@ -325,8 +325,8 @@ func (b *bench) measure(ctx context.Context, srv *server, backendName string, sc
 		return r, err
 	}
 	if r.Afftrack.failed() {
-		r.Note = fmt.Sprintf("afftrack: %d non-2xx, %d socket errors; server log:\n%s",
-			r.Afftrack.Non2xx, r.Afftrack.SocketErrors, srv.logTail())
+		r.Note = fmt.Sprintf("afftrack: %d non-2xx, %d socket errors; the server's failed requests:\n%s",
+			r.Afftrack.Non2xx, r.Afftrack.SocketErrors, srv.failedLines())
 	}
 
 	base, err := startBaseline(body, contentType)

@@ -78,7 +78,7 @@ func analyzePostgres(ctx context.Context, dsn string) error {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	if _, err := db.ExecContext(ctx, "ANALYZE merchants, affiliates, api_keys, transactions"); err != nil {
+	if _, err := db.ExecContext(ctx, "ANALYZE merchants, affiliates, api_keys, transactions, transaction_items"); err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
 	return nil

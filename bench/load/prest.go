@@ -135,5 +135,14 @@ func (b *bench) measurePrest(ctx context.Context, srv *server, be backend, smp *
 	if r.Baseline, err = run(peer.base, peer.lookupPaths(smp.lookups), "prest-c32"); err != nil {
 		return r, err
 	}
+	body, _, err := fetch(ctx, peer.base+peer.lookupPaths(smp.lookups[:1])[0], "application/json")
+	if err != nil {
+		return r, fmt.Errorf("pREST: %w", err)
+	}
+	r.BodyBytes = len(body)
+	if r.Afftrack.failed() || r.Baseline.failed() {
+		r.Note = fmt.Sprintf("afftrack: %d non-2xx, %d socket errors; pREST: %d non-2xx, %d socket errors; afftrack's failed requests:\n%s",
+			r.Afftrack.Non2xx, r.Afftrack.SocketErrors, r.Baseline.Non2xx, r.Baseline.SocketErrors, srv.failedLines())
+	}
 	return r, nil
 }

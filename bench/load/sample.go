@@ -37,7 +37,11 @@ func sample(ctx context.Context, dsn string, s generate.Summary, n generate.Conf
 		return nil, fmt.Errorf("sample: %w", err)
 	}
 	step := max(1, total/sampleCount)
-	rows, err := db.SQL().QueryContext(ctx, `SELECT id, merchant_id FROM transactions WHERE id % $1 = 0 ORDER BY id`, step)
+	// Only merchants that are Active (1): a suspended or closed one's key is
+	// refused, and refusals would count against the client's address.
+	rows, err := db.SQL().QueryContext(ctx, `SELECT t.id, t.merchant_id FROM transactions t
+		JOIN merchants m ON m.id = t.merchant_id AND m.status = 1
+		WHERE t.id % $1 = 0 ORDER BY t.id`, step)
 	if err != nil {
 		return nil, fmt.Errorf("sample: %w", err)
 	}
@@ -56,8 +60,10 @@ func sample(ctx context.Context, dsn string, s generate.Summary, n generate.Conf
 
 	// Mid-sized merchants: within a factor of two of the summary's, whose
 	// typical day holds about a hundred transactions.
-	rows, err = db.SQL().QueryContext(ctx, `SELECT merchant_id FROM transactions GROUP BY merchant_id
-		HAVING count(*) BETWEEN $1 AND $2 ORDER BY merchant_id`, s.Mid.Transactions/2, s.Mid.Transactions*2)
+	rows, err = db.SQL().QueryContext(ctx, `SELECT t.merchant_id FROM transactions t
+		JOIN merchants m ON m.id = t.merchant_id AND m.status = 1
+		GROUP BY t.merchant_id HAVING count(*) BETWEEN $1 AND $2 ORDER BY t.merchant_id`,
+		s.Mid.Transactions/2, s.Mid.Transactions*2)
 	if err != nil {
 		return nil, fmt.Errorf("sample: %w", err)
 	}

@@ -26,6 +26,10 @@ type ImportService struct {
 // NewImportService returns an ImportService on db.
 func NewImportService(db *DB) *ImportService { return &ImportService{db: db} }
 
+// analyzeAfter is how many transactions an import writes before it
+// refreshes the planner's statistics.
+const analyzeAfter = 10_000
+
 // importKeyLabel labels the keys an import file adds.
 const importKeyLabel = "imported"
 
@@ -167,6 +171,11 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	}
 	if err := tx.Commit(); err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: commit: %w", err)
+	}
+	if im.summary.Transactions >= analyzeAfter {
+		// The import is done either way; stale statistics only make
+		// reads slower until autovacuum refreshes them.
+		_ = s.db.dialect.analyze(context.WithoutCancel(ctx), s.db.sql)
 	}
 	return im.summary, nil
 }

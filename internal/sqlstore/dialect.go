@@ -136,6 +136,10 @@ type dialect interface {
 	// returns nil if it is not or the dialect has no bulk load.
 	beginBulkLoad(ctx context.Context, conn *sql.Conn) (*bulkLoad, error)
 
+	// analyze refreshes the planner's statistics of the transactions
+	// tables after a large write, as autovacuum would later.
+	analyze(ctx context.Context, db *sql.DB) error
+
 	// foldFunc names the SQL function that folds text for a
 	// case-insensitive comparison of whole values.
 	foldFunc() string
@@ -260,6 +264,10 @@ func (b *bulkLoad) dropIndexes(ctx context.Context, tx *sql.Tx) error {
 	}
 	return nil
 }
+
+// analyze does nothing on SQLite, whose planner picks the indexes these
+// queries need without statistics.
+func (sqliteDialect) analyze(context.Context, *sql.DB) error { return nil }
 
 // foldFunc is a function of ours on SQLite, whose lower() folds ASCII
 // only: the contract's filters ignore case in every script.
@@ -402,6 +410,14 @@ func (postgresDialect) beginImport(ctx context.Context, tx *sql.Tx) error {
 // beginBulkLoad does nothing on PostgreSQL: dropping an index locks the
 // table against readers until the load commits.
 func (postgresDialect) beginBulkLoad(context.Context, *sql.Conn) (*bulkLoad, error) { return nil, nil }
+
+// analyze gathers statistics of the transactions and their items. Until
+// autovacuum comes by, a table filled by a load has none, and PostgreSQL
+// then plans a list's join to the items as a scan of all of them.
+func (postgresDialect) analyze(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, `ANALYZE transactions, transaction_items`)
+	return err
+}
 
 // foldFunc is lower() on PostgreSQL, which folds every script in a
 // UTF-8 locale.

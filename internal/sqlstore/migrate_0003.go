@@ -15,7 +15,7 @@ import (
 // and uses no live code.
 
 // migrateRelationalTransactions is the Go step of migration 0003.
-func migrateRelationalTransactions(ctx context.Context, tx *sql.Tx, _ dialect) error {
+func migrateRelationalTransactions(ctx context.Context, tx *sql.Tx, d dialect) error {
 	var cols, itemCols []string
 	for _, c := range detailsColumns {
 		cols = append(cols, c.name)
@@ -61,7 +61,13 @@ func migrateRelationalTransactions(ctx context.Context, tx *sql.Tx, _ dialect) e
 		}
 		after = ids[len(ids)-1]
 	}
-	for _, q := range []string{`DROP TABLE transactions_0002`, `DROP TABLE table_versions`} {
+	drops := []string{`DROP TABLE transactions_0002`, `DROP TABLE table_versions`}
+	if d.name() == dialectPostgres {
+		// Without statistics of the tables just filled, PostgreSQL plans
+		// the lists' join to the items as a scan of all of them.
+		drops = append(drops, `ANALYZE transactions, transaction_items`)
+	}
+	for _, q := range drops {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}

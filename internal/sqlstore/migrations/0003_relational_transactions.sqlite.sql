@@ -9,13 +9,22 @@
 -- The types and rules are 0001's (see its header). The affiliates' names
 -- are not stored with a transaction: they are joined from affiliates, so
 -- a renamed affiliate shows on every transaction.
+--
+-- This migration has a file per engine: this one gives two keys SQLite's
+-- own forms, which 0003_relational_transactions.postgres.sql cannot have.
+-- Keep the two alike in everything else.
+--   * transactions.id is INTEGER PRIMARY KEY, which SQLite makes the
+--     table's rowid (64 bits, as BIGINT): a lookup by id is one B-tree
+--     search instead of two.
+--   * transaction_items is WITHOUT ROWID, so a transaction's items lie
+--     together in its primary key's order and are read in one search.
 
 DROP INDEX transactions_merchant_created;
 DROP INDEX transactions_merchant_modified;
 ALTER TABLE transactions RENAME TO transactions_0002;
 
 CREATE TABLE transactions (
-    id                      BIGINT   NOT NULL PRIMARY KEY,
+    id                      INTEGER  NOT NULL PRIMARY KEY,
     merchant_id             BIGINT   NOT NULL REFERENCES merchants (id),
     date_created            BIGINT   NOT NULL,
     date_modified           BIGINT   NOT NULL,
@@ -74,4 +83,4 @@ CREATE TABLE transaction_items (
     cart_item_reference3 TEXT,
     cart_item_reference4 TEXT,
     PRIMARY KEY (transaction_id, position)
-);
+) WITHOUT ROWID;
