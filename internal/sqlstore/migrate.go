@@ -37,6 +37,7 @@ type migrationStep func(ctx context.Context, tx *sql.Tx, d dialect) error
 var migrationSteps = map[int64]migrationStep{
 	2: migrateTransactionDetails,
 	3: migrateRelationalTransactions,
+	5: migrateItemsCache,
 }
 
 // loadMigrations reads the migrations of fsys for the engine named

@@ -25,23 +25,17 @@ type TransactionService struct {
 func NewTransactionService(db *DB) *TransactionService { return &TransactionService{db: db} }
 
 // selectTransactions reads transactions with their affiliate's names and
-// their items: one row per item, or one with NULL item columns for a
-// transaction without items. One statement, so a list reads one snapshot
-// and streams in one pass; the transaction's columns repeat on each of its
-// rows, which costs less than a second query merged in step. Callers add
-// WHERE and an ORDER BY that ends in t.id, i.position.
+// their items' cache (items_cache.go), one row per transaction. Callers
+// add WHERE and, for a list, an ORDER BY that ends in t.id.
 const selectTransactions = `SELECT t.id, t.merchant_id, t.date_created, t.date_modified, t.consumption_date,
 	t.validation_date, t.affiliate_id, a.contact_name, a.business_name, t.traffic_type, t.traffic_source,
 	t.creative_type, t.creative_id, t.creative_name, t.customer_country_code, t.customer_country_name,
 	t.customer_ip_address, t.customer_type, t.order_id, t.additional_notes, t.tracking_method, t.sale_value,
 	t.commission, t.override_fee, t.reported_currency_code, t.reported_currency_name, t.reported_sale_value,
 	t.traffic_source_approved, t.status2, t.invoice_id, t.void_reason, t.amended_reason, t.coupon_code,
-	t.placement_id, t.placement_name,
-	i.position, i.sku, i.quantity, i.reported_sale_value, i.sale_value, i.commission, i.name, i.brand,
-	i.category, i.cart_item_reference, i.cart_item_reference2, i.cart_item_reference3, i.cart_item_reference4
+	t.placement_id, t.placement_name, t.items_cache
 FROM transactions t
 JOIN affiliates a ON a.id = t.affiliate_id
-LEFT JOIN transaction_items i ON i.transaction_id = t.id
 `
 
 // Positions of the columns of selectTransactions.
@@ -81,24 +75,12 @@ const (
 	colCouponCode
 	colPlacementID
 	colPlacementName
-	colPosition
-	colSku
-	colQuantity
-	colItemReported
-	colItemSale
-	colItemCommission
-	colName
-	colBrand
-	colCategory
-	colRef1
-	colRef2
-	colRef3
-	colRef4
+	colItemsCache
 	transactionRowColumns
 )
 
 // selectTransactionByID reads one transaction of a merchant.
-const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.merchant_id = $2 ORDER BY i.position`
+const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.merchant_id = $2`
 
 // FindTransactionByID returns the merchant's transaction with the given id;
 // another merchant's is ENOTFOUND like a missing one.
@@ -148,44 +130,35 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 	return err
 }
 
-// scanTransactions reads the rows of selectTransactions, ordered by
-// transaction and then position, into t, calling fn with each whole
-// transaction. t and its items are reused from one transaction to the
-// next.
+// scanTransactions reads the rows of selectTransactions into t, calling
+// fn with each transaction. t and its items are reused from one
+// transaction to the next.
 func scanTransactions(rows *sql.Rows, t *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
 	c := columns{vals: make([]any, transactionRowColumns)}
+	var cache sql.RawBytes // decoded before the next row, so never copied
 	dest := make([]any, transactionRowColumns)
 	for i := range dest {
 		dest[i] = &c.vals[i]
 	}
-	current := false // t holds a transaction not yet handed to fn
+	dest[colItemsCache] = &cache
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		if id := c.int(colID); !current || id != t.ID {
-			if current {
-				if err := fn(t); err != nil {
-					return err
-				}
-			}
-			fillTransaction(&c, t)
-			current = true
-		}
-		if c.vals[colPosition] != nil {
-			t.Items = append(t.Items, itemOf(&c))
-		}
+		fillTransaction(&c, t)
 		if err := c.err(); err != nil {
 			return err
 		}
+		items, err := readItemsCache(cache, t.Items)
+		if err != nil {
+			return fmt.Errorf("transaction %d: %w", t.ID, err)
+		}
+		t.Items = items
+		if err := fn(t); err != nil {
+			return err
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if current {
-		return fn(t)
-	}
-	return nil
+	return rows.Err()
 }
 
 // fillTransaction overwrites every field of t from the row's transaction
@@ -233,24 +206,6 @@ func fillTransaction(c *columns, t *afftrack.Transaction) {
 		PlacementID:           c.nullInt(colPlacementID),
 		PlacementName:         c.nullText(colPlacementName),
 		Items:                 items,
-	}
-}
-
-// itemOf reads the row's item.
-func itemOf(c *columns) afftrack.TransactionItem {
-	return afftrack.TransactionItem{
-		Sku:                c.text(colSku),
-		Quantity:           c.int(colQuantity),
-		ReportedSaleValue:  afftrack.ItemMoney(c.int(colItemReported)),
-		SaleValue:          afftrack.ItemMoney(c.int(colItemSale)),
-		Commission:         afftrack.ItemMoney(c.int(colItemCommission)),
-		Name:               c.text(colName),
-		Brand:              c.text(colBrand),
-		Category:           c.text(colCategory),
-		CartItemReference:  c.nullText(colRef1),
-		CartItemReference2: c.nullText(colRef2),
-		CartItemReference3: c.nullText(colRef3),
-		CartItemReference4: c.nullText(colRef4),
 	}
 }
 
@@ -302,7 +257,7 @@ func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (string, []a
 	w.int("t.invoice_id", f.InvoiceID)
 	w.enum("t.void_reason", uint8(f.VoidReason))
 	w.enum("t.amended_reason", uint8(f.AmendedReason))
-	w.b.WriteString(" ORDER BY " + col + ", t.id, i.position")
+	w.b.WriteString(" ORDER BY " + col + ", t.id")
 	return w.b.String(), w.args, nil
 }
 
@@ -396,13 +351,14 @@ const transactionColumnList = `id, merchant_id, date_created, date_modified, con
 	customer_country_name, customer_ip_address, customer_type, order_id, additional_notes, tracking_method,
 	sale_value, commission, override_fee, reported_currency_code, reported_currency_name, reported_sale_value,
 	traffic_source_approved, status2, invoice_id, void_reason, amended_reason, coupon_code, placement_id,
-	placement_name`
+	placement_name, items_cache`
 
 // transactionColumns is the number of columns in transactionColumnList.
-const transactionColumns = 33
+const transactionColumns = 34
 
-// transactionArgs appends t's values in the order of transactionColumnList.
-func transactionArgs(args []any, t *afftrack.Transaction) []any {
+// transactionArgs appends t's values in the order of transactionColumnList,
+// cache being the cache of its items.
+func transactionArgs(args []any, t *afftrack.Transaction, cache []byte) []any {
 	return append(args, t.ID, t.MerchantID, toMillis(t.DateCreated), toMillis(t.DateModified),
 		toMillis(t.ConsumptionDate), toMillis(t.ValidationDate), t.AffiliateID, int64(t.TrafficType),
 		t.TrafficSource, int64(t.CreativeType), nullInt(t.CreativeID), nullText(t.CreativeName),
@@ -410,7 +366,7 @@ func transactionArgs(args []any, t *afftrack.Transaction) []any {
 		nullText(t.AdditionalNotes), int64(t.TrackingMethod), int64(t.SaleValue), int64(t.Commission),
 		int64(t.OverrideFee), t.ReportedCurrencyCode, t.ReportedCurrencyName, int64(t.ReportedSaleValue),
 		t.TrafficSourceApproved, int64(t.Status2), nullInt(t.InvoiceID), nullEnum(uint8(t.VoidReason)),
-		nullEnum(uint8(t.AmendedReason)), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName))
+		nullEnum(uint8(t.AmendedReason)), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName), cache)
 }
 
 // upsertTransactionsConflict makes a multi-row insert replace the stored
@@ -430,7 +386,8 @@ ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created 
 	reported_currency_name = excluded.reported_currency_name, reported_sale_value = excluded.reported_sale_value,
 	traffic_source_approved = excluded.traffic_source_approved, status2 = excluded.status2,
 	invoice_id = excluded.invoice_id, void_reason = excluded.void_reason, amended_reason = excluded.amended_reason,
-	coupon_code = excluded.coupon_code, placement_id = excluded.placement_id, placement_name = excluded.placement_name`
+	coupon_code = excluded.coupon_code, placement_id = excluded.placement_id, placement_name = excluded.placement_name,
+	items_cache = excluded.items_cache`
 
 // itemColumnList is the column list of an item row, in the order of
 // itemArgs.
@@ -461,6 +418,7 @@ type transactionBatch struct {
 	first, last int   // indexes in the file, for error messages
 	txArgs      []any // the queued transactions' values
 	itemArgs    []any // the queued items' values
+	cacheVals   []any // scratch: one transaction's item values, for its cache
 	texts       map[[2]int]string
 
 	maxRows, maxItems int // rows per statement, from the dialect's parameter budget
@@ -487,10 +445,21 @@ func (b *transactionBatch) add(t *afftrack.Transaction, index int) error {
 	b.last = index
 	b.ids[t.ID] = struct{}{}
 	b.idList = append(b.idList, t.ID)
-	b.txArgs = transactionArgs(b.txArgs, t)
+	start := len(b.itemArgs)
 	for i := range t.Items {
 		b.itemArgs = itemArgs(b.itemArgs, t.ID, i+1, &t.Items[i])
 	}
+	// The cache is made of the very values written to transaction_items,
+	// less each row's key (transaction_id, position).
+	b.cacheVals = b.cacheVals[:0]
+	for row := b.itemArgs[start:]; len(row) > 0; row = row[itemColumns:] {
+		b.cacheVals = append(b.cacheVals, row[2:itemColumns]...)
+	}
+	cache, err := appendItemsCache([]byte{}, b.cacheVals) // not nil, which is NULL
+	if err != nil {
+		return fmt.Errorf("import Transactions[%d]: %w", index, err)
+	}
+	b.txArgs = transactionArgs(b.txArgs, t, cache)
 	return nil
 }
 
