@@ -10,7 +10,9 @@
 // BIGINT in the domain's integer units; enumerations are SMALLINT of their
 // numeric values, NULL for a nullable one that is null; booleans are
 // BOOLEAN. A transaction's items are rows of transaction_items keyed by
-// (transaction_id, position).
+// (transaction_id, position), and also, for the reads of whole
+// transactions, an encoding of those rows in transactions.items_cache
+// written by the same statement as the transaction (items_cache.go).
 package sqlstore
 
 import (
