@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // The Go step of migration 0005 (migrations/0005_items_cache.*.sql): it
@@ -22,6 +23,7 @@ func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect) error {
 		current int64 // the transaction whose values vals holds
 		vals    []any
 	)
+	var pending []any // id, cache, id, cache, ... encoded and not yet written
 	write := func() error {
 		if len(vals) == 0 {
 			return nil
@@ -30,10 +32,38 @@ func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect) error {
 		if err != nil {
 			return fmt.Errorf("transaction %d: %w", current, err)
 		}
-		if _, err := update.ExecContext(ctx, cache, current); err != nil {
-			return fmt.Errorf("write transaction %d: %w", current, err)
-		}
+		pending = append(pending, current, cache)
 		vals = vals[:0]
+		return nil
+	}
+	flush := func() error {
+		defer func() { pending = pending[:0] }()
+		if len(pending) == 0 {
+			return nil
+		}
+		if d.name() != dialectPostgres {
+			// A statement per row costs SQLite a call, not a round trip.
+			for i := 0; i < len(pending); i += 2 {
+				if _, err := update.ExecContext(ctx, pending[i+1], pending[i]); err != nil {
+					return fmt.Errorf("write transaction %d: %w", pending[i], err)
+				}
+			}
+			return nil
+		}
+		// On PostgreSQL one UPDATE per page, a round trip per 500 rows
+		// rather than per row.
+		var b strings.Builder
+		b.WriteString(`UPDATE transactions AS t SET items_cache = v.c FROM (VALUES `)
+		for i := 0; i < len(pending); i += 2 {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "($%d::BIGINT, $%d::BYTEA)", i+1, i+2)
+		}
+		b.WriteString(`) AS v (id, c) WHERE t.id = v.id`)
+		if _, err := tx.ExecContext(ctx, b.String(), pending...); err != nil {
+			return fmt.Errorf("write transactions %d..%d: %w", pending[0], pending[len(pending)-2], err)
+		}
 		return nil
 	}
 	after := [2]int64{-1 << 63, 0} // the last (transaction_id, position) read
@@ -57,19 +87,28 @@ func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect) error {
 			}
 			vals = append(vals, row[2:]...)
 		}
+		if err := flush(); err != nil {
+			return err
+		}
 		last := page[len(page)-1]
 		after[0], _ = last[0].(int64)
 		after[1], _ = last[1].(int64)
 	}
-	return write()
+	if err := write(); err != nil {
+		return err
+	}
+	return flush()
 }
 
 // readItemsPage0005 reads the next page of item rows after a key, each
 // row its key and then the values of itemCacheColumns.
 func readItemsPage0005(ctx context.Context, tx *sql.Tx, after [2]int64) ([][]any, error) {
+	// A row-value comparison, which both engines search the primary key
+	// with; PostgreSQL reads the equivalent OR as a filter over every row
+	// before the key, which made the step quadratic.
 	rows, err := tx.QueryContext(ctx, `SELECT transaction_id, position, `+itemCacheColumns+`
 		FROM transaction_items
-		WHERE transaction_id > $1 OR (transaction_id = $1 AND position > $2)
+		WHERE (transaction_id, position) > ($1, $2)
 		ORDER BY transaction_id, position LIMIT $3`, after[0], after[1], migrationPageSize)
 	if err != nil {
 		return nil, fmt.Errorf("read items: %w", err)
