@@ -46,8 +46,7 @@ func itemsOfTable(t *testing.T, db *sqlstore.DB, id int64) []afftrack.Transactio
 }
 
 // checkItemsCache checks that every stored transaction reads back, through
-// its items cache, the items transaction_items holds for it, both by id
-// and in a list.
+// its items cache, the items transaction_items holds for it.
 func checkItemsCache(t *testing.T, db *sqlstore.DB) {
 	t.Helper()
 	ctx := context.Background()

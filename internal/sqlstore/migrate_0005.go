@@ -14,16 +14,21 @@ import (
 
 // migrateItemsCache is the Go step of migration 0005.
 func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect) error {
-	update, err := tx.PrepareContext(ctx, `UPDATE transactions SET items_cache = $1 WHERE id = $2`)
-	if err != nil {
-		return err
-	}
-	defer update.Close()
 	var (
 		current int64 // the transaction whose values vals holds
 		vals    []any
+		pending []any // id, cache, id, cache, ... encoded and not yet written
+		update  *sql.Stmt
 	)
-	var pending []any // id, cache, id, cache, ... encoded and not yet written
+	if d.name() != dialectPostgres {
+		// A statement per row costs SQLite a call, not a round trip.
+		st, err := tx.PrepareContext(ctx, `UPDATE transactions SET items_cache = $1 WHERE id = $2`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		update = st
+	}
 	write := func() error {
 		if len(vals) == 0 {
 			return nil
@@ -41,8 +46,7 @@ func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect) error {
 		if len(pending) == 0 {
 			return nil
 		}
-		if d.name() != dialectPostgres {
-			// A statement per row costs SQLite a call, not a round trip.
+		if update != nil {
 			for i := 0; i < len(pending); i += 2 {
 				if _, err := update.ExecContext(ctx, pending[i+1], pending[i]); err != nil {
 					return fmt.Errorf("write transaction %d: %w", pending[i], err)
