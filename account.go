@@ -101,13 +101,21 @@ type Affiliate struct {
 	Status        AccountStatus
 	GSTRegistered bool
 	RateLimit     RateLimit
+	// NotificationURL is a URL template the network calls when one of
+	// the affiliate's transactions is created or changes status; "" for
+	// none. See ValidNotificationURL.
+	NotificationURL string
 }
 
-// Membership is an affiliate's relation to a merchant's programme.
+// Membership is an affiliate's relation to a merchant's programme, and
+// the traffic the affiliate sends it, which a tracked sale records.
 type Membership struct {
-	AffiliateID int64
-	MerchantID  int64
-	Status      MembershipStatus
+	AffiliateID           int64
+	MerchantID            int64
+	Status                MembershipStatus
+	TrafficType           TrafficType // Website unless the import says otherwise
+	TrafficSource         string
+	TrafficSourceApproved bool
 }
 
 // Account is what a key authenticates as: the account's identity, its

@@ -12,6 +12,13 @@ type Dataset struct {
 	Banners      []Banner
 	Invoices     []Invoice
 
+	// Programs are the Program objects of Merchants, each naming its
+	// merchant; ProgramAt holds the index in Merchants of each.
+	Programs      []Program
+	ProgramAt     []int
+	Coupons       []Coupon
+	CurrencyRates []CurrencyRate
+
 	// Start gives, for a chunk of a larger file, the index in the file of
 	// each collection's first record here, so errors name records by
 	// their place in the file. Zero for a whole file.
@@ -22,6 +29,7 @@ type Dataset struct {
 // collection.
 type DatasetStart struct {
 	Merchants, Affiliates, Memberships, Transactions, Banners, Invoices int
+	Coupons, CurrencyRates                                              int
 }
 
 // MerchantRecord is a merchant with the key secrets the file gives it.
@@ -49,6 +57,7 @@ type TransactionRecord struct {
 // ImportSummary counts what an import wrote.
 type ImportSummary struct {
 	Merchants, Affiliates, Memberships, Transactions, Banners, Invoices, Keys int
+	Programs, Coupons, CurrencyRates                                          int
 }
 
 // ImportService writes datasets.

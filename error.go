@@ -7,14 +7,15 @@ import (
 
 // Error codes. Each maps to exactly one HTTP status in the api package.
 const (
-	EINVALID      = "invalid"      // a parameter or a record could not be parsed or breaks a rule
-	EUNAUTHORIZED = "unauthorized" // key missing, unknown, revoked, of the other kind, or account not active
-	ENOTFOUND     = "not_found"    // the requested item does not exist or is not the caller's
-	ENOTALLOWED   = "not_allowed"  // the path exists but not for this method
-	ERATELIMIT    = "rate_limited" // the account's call budget is spent
-	ECONFLICT     = "conflict"     // the item changed, or is not in the state the request needs
-	EUNAVAILABLE  = "unavailable"  // the server is at one of its bounds; retry shortly
-	EINTERNAL     = "internal"     // anything unexpected; its cause is logged, never shown
+	EINVALID       = "invalid"       // a parameter or a record could not be parsed or breaks a rule
+	EUNAUTHORIZED  = "unauthorized"  // key missing, unknown, revoked, of the other kind, or account not active
+	ENOTFOUND      = "not_found"     // the requested item does not exist or is not the caller's
+	ENOTALLOWED    = "not_allowed"   // the path exists but not for this method
+	ERATELIMIT     = "rate_limited"  // the account's call budget is spent
+	ECONFLICT      = "conflict"      // the item changed, or is not in the state the request needs
+	EUNPROCESSABLE = "unprocessable" // well formed, but nothing in it can be done (a conversion nothing credits)
+	EUNAVAILABLE   = "unavailable"   // the server is at one of its bounds; retry shortly
+	EINTERNAL      = "internal"      // anything unexpected; its cause is logged, never shown
 )
 
 // Error is the domain's error. Its Message is safe to show to a client;

@@ -34,6 +34,8 @@ func errorStatus(code string) int {
 		return http.StatusConflict
 	case afftrack.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
+	case afftrack.EUNPROCESSABLE:
+		return http.StatusUnprocessableEntity
 	}
 	return http.StatusInternalServerError
 }
@@ -49,7 +51,7 @@ func errorMessage(code string, err error) string {
 		return messageNotFound
 	case afftrack.ERATELIMIT:
 		return messageRateLimited
-	case afftrack.EINVALID, afftrack.ENOTALLOWED, afftrack.ECONFLICT, afftrack.EUNAVAILABLE:
+	case afftrack.EINVALID, afftrack.ENOTALLOWED, afftrack.ECONFLICT, afftrack.EUNAVAILABLE, afftrack.EUNPROCESSABLE:
 		return afftrack.ErrorMessage(err)
 	}
 	return messageInternal

@@ -7,7 +7,8 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-func parseMerchant(r *record) afftrack.MerchantRecord {
+// parseMerchant reads a merchant and its Program, if it has one.
+func parseMerchant(r *record) (afftrack.MerchantRecord, *afftrack.Program) {
 	var m afftrack.MerchantRecord
 	m.ID = r.id("Id")
 	m.Name = r.str("Name", true)
@@ -15,7 +16,8 @@ func parseMerchant(r *record) afftrack.MerchantRecord {
 	m.Status = accountStatus(r)
 	m.RateLimit = rateLimit(r)
 	m.APIKeys = apiKeys(r)
-	return m
+	p := program(r, m.ID)
+	return m, p
 }
 
 func parseAffiliate(r *record) afftrack.AffiliateRecord {
@@ -27,6 +29,12 @@ func parseAffiliate(r *record) afftrack.AffiliateRecord {
 	a.GSTRegistered = r.bool("GstRegistered")
 	a.RateLimit = rateLimit(r)
 	a.APIKeys = apiKeys(r)
+	a.NotificationURL = r.str("NotificationUrl", false)
+	if a.NotificationURL != "" && r.err == nil {
+		if err := afftrack.ValidNotificationURL(a.NotificationURL); err != nil {
+			r.fail("NotificationUrl", "%s", afftrack.ErrorMessage(err))
+		}
+	}
 	return a
 }
 
@@ -35,6 +43,15 @@ func parseMembership(r *record) afftrack.Membership {
 	m.Status = enum(r, "Status", false, afftrack.ParseMembershipStatus, afftrack.MembershipStatusNames())
 	if m.Status == 0 {
 		m.Status = afftrack.MembershipJoined
+	}
+	m.TrafficType = enum(r, "TrafficType", false, afftrack.ParseTrafficType, afftrack.TrafficTypeNames())
+	if m.TrafficType == 0 {
+		m.TrafficType = afftrack.TrafficTypeWebsite
+	}
+	m.TrafficSource = r.str("TrafficSource", false)
+	m.TrafficSourceApproved = true
+	if r.raw("TrafficSourceApproved") != nil {
+		m.TrafficSourceApproved = r.bool("TrafficSourceApproved")
 	}
 	return m
 }

@@ -1,6 +1,6 @@
 // Package importfile reads afftrack's import file: one JSON document whose
 // optional collections (Merchants, Affiliates, Memberships, Transactions,
-// Banners, Invoices) hold records in the API's own field names. It checks
+// Banners, Invoices, Coupons, CurrencyRates) hold records in the API's own field names. It checks
 // everything that needs no stored data — types, formats, lengths,
 // required fields, enumerations, status invariants, ids given twice — and
 // names the collection, the record's index and the field of the first
@@ -65,7 +65,13 @@ func ParseOptions(r io.Reader, opts Options) (*afftrack.Dataset, error) {
 		if d == nil {
 			return all, nil
 		}
+		for _, at := range d.ProgramAt {
+			all.ProgramAt = append(all.ProgramAt, d.Start.Merchants+at)
+		}
 		all.Merchants = append(all.Merchants, d.Merchants...)
+		all.Programs = append(all.Programs, d.Programs...)
+		all.Coupons = append(all.Coupons, d.Coupons...)
+		all.CurrencyRates = append(all.CurrencyRates, d.CurrencyRates...)
 		all.Affiliates = append(all.Affiliates, d.Affiliates...)
 		all.Memberships = append(all.Memberships, d.Memberships...)
 		all.Transactions = append(all.Transactions, d.Transactions...)
@@ -76,7 +82,11 @@ func ParseOptions(r io.Reader, opts Options) (*afftrack.Dataset, error) {
 
 // collections lists the file's collections in the order the store must
 // write them: each refers only to those before it.
-var collections = []string{"Merchants", "Affiliates", "Memberships", "Transactions", "Banners", "Invoices"}
+var collections = [numCollections]string{"Merchants", "Affiliates", "Memberships", "Transactions", "Banners",
+	"Invoices", "Coupons", "CurrencyRates"}
+
+// numCollections is the number of collections a file may hold.
+const numCollections = 8
 
 // collectionIndex returns the index in collections of a name in any case,
 // or -1.
@@ -106,9 +116,9 @@ type Reader struct {
 	curIndex int           // index in the file of its next element
 	curSpool *os.File      // the spool it is read from, if any
 
-	seen   [6]bool     // collections met in the file
-	done   [6]bool     // collections read to the end
-	spools [6]*os.File // collections put aside until the file ends
+	seen   [numCollections]bool     // collections met in the file
+	done   [numCollections]bool     // collections read to the end
+	spools [numCollections]*os.File // collections put aside until the file ends
 
 	dup duplicates
 }
@@ -303,9 +313,13 @@ func (rd *Reader) readChunk() (*afftrack.Dataset, error) {
 func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 	switch collections[i] {
 	case "Merchants":
-		m := parseMerchant(r)
+		m, p := parseMerchant(r)
 		rd.dup.id(r, "Merchants", m.ID)
 		rd.dup.keys(r, m.APIKeys)
+		if p != nil {
+			d.Programs = append(d.Programs, *p)
+			d.ProgramAt = append(d.ProgramAt, len(d.Merchants))
+		}
 		d.Merchants = append(d.Merchants, m)
 	case "Affiliates":
 		a := parseAffiliate(r)
@@ -328,6 +342,14 @@ func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 		inv := parseInvoice(r)
 		rd.dup.id(r, "Invoices", inv.ID)
 		d.Invoices = append(d.Invoices, inv)
+	case "Coupons":
+		c := parseCoupon(r)
+		rd.dup.id(r, "Coupons", c.ID)
+		d.Coupons = append(d.Coupons, c)
+	case "CurrencyRates":
+		cr := parseCurrencyRate(r)
+		rd.dup.rate(r, cr)
+		d.CurrencyRates = append(d.CurrencyRates, cr)
 	}
 }
 
@@ -346,6 +368,10 @@ func setStart(d *afftrack.Dataset, i, start int) {
 		d.Start.Banners = start
 	case "Invoices":
 		d.Start.Invoices = start
+	case "Coupons":
+		d.Start.Coupons = start
+	case "CurrencyRates":
+		d.Start.CurrencyRates = start
 	}
 }
 
@@ -370,10 +396,12 @@ type duplicates struct {
 	ids         map[string]map[int64]int32
 	memberships map[[2]int64]int32
 	secrets     map[string]string // a key's secret: where it was first
+	rates       map[string]int32  // "CODE YYYY-MM-DD"
 }
 
 func newDuplicates() duplicates {
-	return duplicates{ids: map[string]map[int64]int32{}, memberships: map[[2]int64]int32{}, secrets: map[string]string{}}
+	return duplicates{ids: map[string]map[int64]int32{}, memberships: map[[2]int64]int32{}, secrets: map[string]string{},
+		rates: map[string]int32{}}
 }
 
 // index returns the index of a record's path: Transactions[12] gives 12.

@@ -44,10 +44,12 @@ func TestParseReadsEveryField(t *testing.T) {
 		}},
 		Affiliates: []afftrack.AffiliateRecord{{
 			Affiliate: afftrack.Affiliate{ID: 7, ContactName: "John Smith", BusinessName: "Example Pty Ltd",
-				Status: afftrack.AccountSuspended, GSTRegistered: true},
+				Status: afftrack.AccountSuspended, GSTRegistered: true,
+				NotificationURL: "https://aff.example/n?t=[TransactionId]&s=[Status2]"},
 			APIKeys: []string{"affiliate-seven-key-01"},
 		}},
-		Memberships: []afftrack.Membership{{AffiliateID: 7, MerchantID: 1, Status: afftrack.MembershipJoined}},
+		Memberships: []afftrack.Membership{{AffiliateID: 7, MerchantID: 1, Status: afftrack.MembershipJoined,
+			TrafficType: afftrack.TrafficTypeSearch, TrafficSource: "ads"}},
 		Transactions: []afftrack.TransactionRecord{{
 			Transaction: afftrack.Transaction{
 				ID: 1, MerchantID: 1, DateCreated: created,
@@ -75,6 +77,21 @@ func TestParseReadsEveryField(t *testing.T) {
 		Invoices: []afftrack.Invoice{{ID: 9, AffiliateID: 7, DateCreated: at("2000-01-01T00:00:00.000"),
 			DatePaid: at("2000-01-02T00:00:00.000"), Number: "CF-1-0001", Description: "Commissions",
 			SubTotal: 1000000, Total: 1000000}},
+		Programs: []afftrack.Program{{MerchantID: 1, TargetURL: "https://shop.example.com/",
+			AllowedDomains: []string{"example.com", "other.example"}, CookieDays: 45, ValidationDays: 0, Prepaid: true,
+			ClickAppend: "src=aff&cid=[ClickId]", Commission: afftrack.CommissionRule{Percent: afftrack.Some[afftrack.Percent](75000)},
+			Rules: []afftrack.CommissionRule{
+				{Category: afftrack.Some("Shoes"), Percent: afftrack.Some[afftrack.Percent](120000)},
+				{AffiliateID: afftrack.Some[int64](7), CustomerType: afftrack.CustomerTypeReturn, Flat: afftrack.Some[afftrack.Money](50000)},
+			},
+			OverrideFeePercent: 200000}},
+		ProgramAt: []int{0},
+		Coupons: []afftrack.Coupon{
+			{ID: 4, MerchantID: 1, Code: "JOHN10", Description: "John's code", AffiliateID: afftrack.Some[int64](7),
+				StartDate: afftrack.Some(at("2024-01-01T00:00:00.000")), EndDate: afftrack.Some(at("2024-12-31T00:00:00.000"))},
+			{ID: 5, MerchantID: 1, Code: "SALE"},
+		},
+		CurrencyRates: []afftrack.CurrencyRate{{Code: "USD", Date: at("2024-01-01T00:00:00.000"), Rate: 152340001}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Parse mismatch (-want +got):\n%s", diff)

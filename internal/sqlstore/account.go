@@ -85,9 +85,9 @@ func (s *AccountService) FindAffiliate(ctx context.Context, id int64) (*afftrack
 	var status int64
 	var perMinute, perDay, concurrent sql.Null[int64]
 	err := s.db.sql.QueryRowContext(ctx, `SELECT contact_name, business_name, status, gst_registered,
-		rate_per_minute, rate_per_day, rate_concurrent
+		rate_per_minute, rate_per_day, rate_concurrent, notification_url
 	FROM affiliates WHERE id = $1`, id).Scan(&a.ContactName, &a.BusinessName, &status, &a.GSTRegistered,
-		&perMinute, &perDay, &concurrent)
+		&perMinute, &perDay, &concurrent, &a.NotificationURL)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound()
 	} else if err != nil {
@@ -109,13 +109,13 @@ const (
 		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
 		rate_concurrent = excluded.rate_concurrent`
 	insertAffiliate = `INSERT INTO affiliates (id, contact_name, business_name, status, gst_registered,
-		rate_per_minute, rate_per_day, rate_concurrent)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+		rate_per_minute, rate_per_day, rate_concurrent, notification_url)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	upsertAffiliate = insertAffiliate + `
 	ON CONFLICT (id) DO UPDATE SET contact_name = excluded.contact_name, business_name = excluded.business_name,
 		status = excluded.status, gst_registered = excluded.gst_registered,
 		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
-		rate_concurrent = excluded.rate_concurrent`
+		rate_concurrent = excluded.rate_concurrent, notification_url = excluded.notification_url`
 )
 
 func merchantArgs(m *afftrack.Merchant) []any {
@@ -125,7 +125,8 @@ func merchantArgs(m *afftrack.Merchant) []any {
 
 func affiliateArgs(a *afftrack.Affiliate) []any {
 	return []any{a.ID, a.ContactName, a.BusinessName, int64(a.Status), a.GSTRegistered,
-		nullInt(a.RateLimit.PerMinute), nullInt(a.RateLimit.PerDay), nullInt(a.RateLimit.Concurrent)}
+		nullInt(a.RateLimit.PerMinute), nullInt(a.RateLimit.PerDay), nullInt(a.RateLimit.Concurrent),
+		a.NotificationURL}
 }
 
 // accountTable returns the table of an account kind, or an EINVALID error

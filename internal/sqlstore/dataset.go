@@ -37,8 +37,12 @@ const importKeyLabel = "imported"
 // reused for every record, which matters when a file holds a million
 // transactions.
 const (
-	upsertMembership = `INSERT INTO memberships (affiliate_id, merchant_id, status) VALUES ($1, $2, $3)
-	ON CONFLICT (affiliate_id, merchant_id) DO UPDATE SET status = excluded.status`
+	upsertMembership = `INSERT INTO memberships (affiliate_id, merchant_id, status, traffic_type, traffic_source,
+		traffic_source_approved)
+	VALUES ($1, $2, $3, $4, $5, $6)
+	ON CONFLICT (affiliate_id, merchant_id) DO UPDATE SET status = excluded.status,
+		traffic_type = excluded.traffic_type, traffic_source = excluded.traffic_source,
+		traffic_source_approved = excluded.traffic_source_approved`
 	upsertBanner = `INSERT INTO banners (id, merchant_id, date_created, date_modified, group_name, name, target_url,
 		width, height, image_url, alt_text)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -139,8 +143,8 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	}
 	defer im.close()
 	steps := []func(d *afftrack.Dataset) error{
-		im.importMerchants, im.importAffiliates, im.importMemberships, im.importKeys,
-		im.importTransactions, im.importBanners, im.importInvoices,
+		im.importMerchants, im.importPrograms, im.importAffiliates, im.importMemberships, im.importKeys,
+		im.importTransactions, im.importBanners, im.importInvoices, im.importCoupons, im.importCurrencyRates,
 	}
 	for {
 		d, err := next()
@@ -161,6 +165,9 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 		im.summary.Transactions += len(d.Transactions)
 		im.summary.Banners += len(d.Banners)
 		im.summary.Invoices += len(d.Invoices)
+		im.summary.Programs += len(d.Programs)
+		im.summary.Coupons += len(d.Coupons)
+		im.summary.CurrencyRates += len(d.CurrencyRates)
 	}
 	if bulk != nil {
 		for _, q := range bulk.finish {
@@ -331,7 +338,11 @@ func (im *importer) importMemberships(d *afftrack.Dataset) error {
 		if err := im.checkMerchant(at, "MerchantId", ms.MerchantID); err != nil {
 			return err
 		}
-		if err := im.exec(upsertMembership, ms.AffiliateID, ms.MerchantID, int64(ms.Status)); err != nil {
+		if ms.TrafficType == 0 {
+			ms.TrafficType = afftrack.TrafficTypeWebsite
+		}
+		if err := im.exec(upsertMembership, ms.AffiliateID, ms.MerchantID, int64(ms.Status), int64(ms.TrafficType),
+			ms.TrafficSource, ms.TrafficSourceApproved); err != nil {
 			return fmt.Errorf("import %s: %w", at, err)
 		}
 	}

@@ -1,0 +1,199 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.ProgramService = (*ProgramService)(nil)
+
+// ProgramService implements afftrack.ProgramService.
+type ProgramService struct {
+	db *DB
+}
+
+// NewProgramService returns a ProgramService on db.
+func NewProgramService(db *DB) *ProgramService { return &ProgramService{db: db} }
+
+// queryer is what a read needs: the pool or a transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// FindProgram returns the merchant's program, or ENOTFOUND.
+func (s *ProgramService) FindProgram(ctx context.Context, merchantID int64) (*afftrack.Program, error) {
+	p, err := loadProgram(ctx, s.db.sql, merchantID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d has no program", merchantID)
+	}
+	return p, nil
+}
+
+// SetProgram creates or replaces the merchant's program, its deep-link
+// hosts and its rules, in one transaction.
+func (s *ProgramService) SetProgram(ctx context.Context, p *afftrack.Program) error {
+	tx, err := s.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("set program: %w", err)
+	}
+	defer rollback(tx)
+	var n int64
+	if err := tx.QueryRowContext(ctx, countMerchant, p.MerchantID).Scan(&n); err != nil {
+		return fmt.Errorf("set program: %w", err)
+	} else if n == 0 {
+		return afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", p.MerchantID)
+	}
+	if err := writeProgram(ctx, tx, p); err != nil {
+		return fmt.Errorf("set program of merchant %d: %w", p.MerchantID, err)
+	}
+	return tx.Commit()
+}
+
+const (
+	upsertProgram = `INSERT INTO programs (merchant_id, target_url, cookie_days, validation_days, prepaid,
+		click_append, commission_percent, commission_flat, override_fee_percent)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	ON CONFLICT (merchant_id) DO UPDATE SET target_url = excluded.target_url,
+		cookie_days = excluded.cookie_days, validation_days = excluded.validation_days,
+		prepaid = excluded.prepaid, click_append = excluded.click_append,
+		commission_percent = excluded.commission_percent, commission_flat = excluded.commission_flat,
+		override_fee_percent = excluded.override_fee_percent`
+	deleteProgramDomains = `DELETE FROM program_domains WHERE merchant_id = $1`
+	insertProgramDomain  = `INSERT INTO program_domains (merchant_id, host) VALUES ($1, $2)
+	ON CONFLICT (merchant_id, host) DO NOTHING`
+	deleteProgramRules = `DELETE FROM program_rules WHERE merchant_id = $1`
+	insertProgramRule  = `INSERT INTO program_rules (merchant_id, position, percent, flat, affiliate_id,
+		category, customer_type)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)`
+)
+
+// writeProgram replaces p's rows. Its hosts and rules are replaced whole.
+func writeProgram(ctx context.Context, q queryer, p *afftrack.Program) error {
+	if _, err := q.ExecContext(ctx, upsertProgram, p.MerchantID, p.TargetURL, p.CookieDays, p.ValidationDays,
+		p.Prepaid, p.ClickAppend, nullPercent(p.Commission.Percent), nullMoney(p.Commission.Flat),
+		int64(p.OverrideFeePercent)); err != nil {
+		return err
+	}
+	if _, err := q.ExecContext(ctx, deleteProgramDomains, p.MerchantID); err != nil {
+		return err
+	}
+	for _, host := range p.AllowedDomains {
+		if _, err := q.ExecContext(ctx, insertProgramDomain, p.MerchantID, host); err != nil {
+			return err
+		}
+	}
+	if _, err := q.ExecContext(ctx, deleteProgramRules, p.MerchantID); err != nil {
+		return err
+	}
+	for i, r := range p.Rules {
+		if _, err := q.ExecContext(ctx, insertProgramRule, p.MerchantID, i+1, nullPercent(r.Percent),
+			nullMoney(r.Flat), nullInt(r.AffiliateID), nullText(r.Category), nullEnum(uint8(r.CustomerType))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadProgram reads the merchant's program, or nil if it has none.
+func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
+	p := &afftrack.Program{MerchantID: merchantID}
+	var pct, flat sql.Null[int64]
+	var fee int64
+	err := q.QueryRowContext(ctx, `SELECT target_url, cookie_days, validation_days, prepaid, click_append,
+		commission_percent, commission_flat, override_fee_percent
+	FROM programs WHERE merchant_id = $1`, merchantID).Scan(&p.TargetURL, &p.CookieDays, &p.ValidationDays,
+		&p.Prepaid, &p.ClickAppend, &pct, &flat, &fee)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+	p.Commission.Percent = percentOf(pct)
+	p.Commission.Flat = moneyOf(flat)
+	p.OverrideFeePercent = afftrack.Percent(fee)
+
+	rows, err := q.QueryContext(ctx, `SELECT host FROM program_domains WHERE merchant_id = $1 ORDER BY host`, merchantID)
+	if err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+	for rows.Next() {
+		var host string
+		if err := rows.Scan(&host); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+		}
+		p.AllowedDomains = append(p.AllowedDomains, host)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+
+	rows, err = q.QueryContext(ctx, `SELECT percent, flat, affiliate_id, category, customer_type
+	FROM program_rules WHERE merchant_id = $1 ORDER BY position`, merchantID)
+	if err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r afftrack.CommissionRule
+		var pct, flat, aff, ct sql.Null[int64]
+		var cat sql.Null[string]
+		if err := rows.Scan(&pct, &flat, &aff, &cat, &ct); err != nil {
+			return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+		}
+		r.Percent, r.Flat, r.AffiliateID, r.Category = percentOf(pct), moneyOf(flat), fromNull(aff), fromNull(cat)
+		r.CustomerType = afftrack.CustomerType(ct.V)
+		p.Rules = append(p.Rules, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+	return p, nil
+}
+
+// importPrograms writes the programs of the chunk's merchants.
+func (im *importer) importPrograms(d *afftrack.Dataset) error {
+	for i := range d.Programs {
+		p := &d.Programs[i]
+		if err := writeProgram(im.ctx, im.tx, p); err != nil {
+			at := i
+			if i < len(d.ProgramAt) {
+				at = d.ProgramAt[i]
+			}
+			return fmt.Errorf("import Merchants[%d].Program: %w", d.Start.Merchants+at, err)
+		}
+	}
+	return nil
+}
+
+func nullPercent(p afftrack.Null[afftrack.Percent]) any {
+	if !p.Valid {
+		return nil
+	}
+	return int64(p.Value)
+}
+
+func nullMoney(m afftrack.Null[afftrack.Money]) any {
+	if !m.Valid {
+		return nil
+	}
+	return int64(m.Value)
+}
+
+func percentOf(n sql.Null[int64]) afftrack.Null[afftrack.Percent] {
+	return afftrack.Null[afftrack.Percent]{Value: afftrack.Percent(n.V), Valid: n.Valid}
+}
+
+func moneyOf(n sql.Null[int64]) afftrack.Null[afftrack.Money] {
+	return afftrack.Null[afftrack.Money]{Value: afftrack.Money(n.V), Valid: n.Valid}
+}

@@ -1,0 +1,129 @@
+package afftrack
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Percent is an exact percentage in ten-thousandths of a percent: 12.5%
+// is Percent(125000).
+type Percent int64
+
+// PercentScale is the fractional digits of a Percent.
+const PercentScale = 4
+
+// String formats p with four fractional digits.
+func (p Percent) String() string { return string(AppendFixed(nil, int64(p), PercentScale)) }
+
+// Program is a merchant's tracking terms: where its links lead, how long
+// a click can be credited, and what a sale pays the affiliate.
+type Program struct {
+	MerchantID int64
+	// TargetURL is the landing page of text links (http or https); ""
+	// leaves the merchant's text links without a destination (404).
+	TargetURL string
+	// AllowedDomains are the hosts a deep link may lead to, each matching
+	// itself and its subdomains. The TargetURL's and the banners' hosts
+	// are always allowed.
+	AllowedDomains []string
+	CookieDays     int64 // how long a click can be credited
+	ValidationDays int64 // from DateCreated (or a later ConsumptionDate) until a Pending transaction locks
+	Prepaid        bool  // Locked transactions become Approved at once
+	// ClickAppend is a query template added to the destination of every
+	// credited click; see AppendClickParams for its shortcodes.
+	ClickAppend string
+	// Commission is the default rule; a program without one (neither
+	// Percent nor Flat) credits no conversion.
+	Commission CommissionRule
+	// Rules are more specific rules; see Rule.
+	Rules              []CommissionRule
+	OverrideFeePercent Percent
+}
+
+// Program defaults, as the import applies them to a field left out.
+const (
+	DefaultCookieDays     = 30
+	DefaultValidationDays = 60
+	DefaultClickAppend    = "afftrack_click=[ClickId]"
+)
+
+// CommissionRule pays a Percent of the sale or a Flat amount per
+// transaction. In Rules it applies to the conversions matching every
+// condition it names.
+type CommissionRule struct {
+	Percent Null[Percent]
+	Flat    Null[Money]
+
+	AffiliateID  Null[int64]
+	Category     Null[string] // matched ignoring case
+	CustomerType CustomerType // 0: any
+}
+
+// Pays reports whether r names an amount: a Percent or a Flat.
+func (r *CommissionRule) Pays() bool { return r.Percent.Valid || r.Flat.Valid }
+
+// conditions counts the conditions r names.
+func (r *CommissionRule) conditions() int {
+	n := 0
+	if r.AffiliateID.Valid {
+		n++
+	}
+	if r.Category.Valid {
+		n++
+	}
+	if r.CustomerType != 0 {
+		n++
+	}
+	return n
+}
+
+// matches reports whether every condition r names holds. A rule naming a
+// Category never matches a sale without one.
+func (r *CommissionRule) matches(affiliateID int64, category Null[string], ct CustomerType) bool {
+	return (!r.AffiliateID.Valid || r.AffiliateID.Value == affiliateID) &&
+		(!r.Category.Valid || category.Valid && strings.EqualFold(r.Category.Value, category.Value)) &&
+		(r.CustomerType == 0 || r.CustomerType == ct)
+}
+
+// Rule returns the rule that prices a sale: among the Rules whose every
+// condition matches, the one naming the most conditions, the earlier
+// between equals; none, the Commission.
+func (p *Program) Rule(affiliateID int64, category Null[string], ct CustomerType) CommissionRule {
+	best, bestN := p.Commission, -1
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if n := r.conditions(); n > bestN && r.matches(affiliateID, category, ct) {
+			best, bestN = *r, n
+		}
+	}
+	return best
+}
+
+// Coupon is a merchant's coupon code. An exclusive one (AffiliateID set)
+// credits that affiliate with a sale that uses it, without a click.
+type Coupon struct {
+	ID          int64
+	MerchantID  int64
+	Code        string
+	Description string
+	AffiliateID Null[int64] // null: a public coupon, which credits no one by itself
+	StartDate   Null[time.Time]
+	EndDate     Null[time.Time]
+}
+
+// ValidAt reports whether the coupon can be used at t (wall clock): on or
+// after its StartDate and before the day after its EndDate.
+func (c *Coupon) ValidAt(t time.Time) bool {
+	return (!c.StartDate.Valid || !t.Before(c.StartDate.Value)) &&
+		(!c.EndDate.Valid || t.Before(c.EndDate.Value.AddDate(0, 0, 1)))
+}
+
+// ProgramService reads and sets programs.
+type ProgramService interface {
+	// FindProgram returns the merchant's program, or ENOTFOUND.
+	FindProgram(ctx context.Context, merchantID int64) (*Program, error)
+
+	// SetProgram creates or replaces the merchant's program.
+	SetProgram(ctx context.Context, p *Program) error
+}
