@@ -45,6 +45,11 @@ type serveConfig struct {
 	ShutdownTimeout time.Duration
 	KeyCacheTTL     time.Duration
 	MetricsAddr     string
+	Currency        string
+	GeoIP           string
+	TrustProxy      bool
+	ClickFlush      time.Duration
+	ClickBuffer     int
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -69,6 +74,11 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to let requests in flight finish on SIGINT/SIGTERM")
 	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", keycache.DefaultTTL, "how long a key lookup is reused; a revoked key or changed account applies within it (0: no cache)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "serve /metrics on this address only, e.g. an internal port (default: on --addr)")
+	fs.StringVar(&c.Currency, "currency", "AUD", "the network's currency (ISO 4217): commissions are paid in it and sales converted to it")
+	fs.StringVar(&c.GeoIP, "geoip", "", "a MaxMind-format country database (GeoLite2-Country.mmdb) to place clicks in countries (default: none)")
+	fs.BoolVar(&c.TrustProxy, "trust-proxy", false, "take a click's customer address from the first X-Forwarded-For entry (only behind a proxy that sets it)")
+	fs.DurationVar(&c.ClickFlush, "click-flush", 100*time.Millisecond, "how often clicks are written to the database; the most a crash can lose")
+	fs.IntVar(&c.ClickBuffer, "click-buffer", 100_000, "clicks held while the database cannot take them; more are dropped and counted")
 }
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
@@ -92,6 +102,13 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if cfg.WriteTimeout < 0 || cfg.MaxListStreams < 0 || cfg.MaxConns < 0 || cfg.AuthFailures < 0 {
 		return fmt.Errorf("%w: --write-timeout, --max-list-streams, --max-conns and --auth-failures-per-minute cannot be negative", errUsage)
+	}
+	if cfg.ClickFlush <= 0 || cfg.ClickBuffer < 1 {
+		return fmt.Errorf("%w: --click-flush and --click-buffer must be positive", errUsage)
+	}
+	cfg.Currency = strings.ToUpper(cfg.Currency)
+	if _, ok := afftrack.CurrencyName(cfg.Currency); !ok {
+		return fmt.Errorf("%w: --currency %q is not an ISO 4217 currency code", errUsage, cfg.Currency)
 	}
 	logger, err := newLogger(cfg.LogFormat, env.stderr)
 	if err != nil {
@@ -129,6 +146,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer closeLimiter()
+	tr, err := newTracking(ctx, cfg, db, loc, logger, m)
+	if err != nil {
+		return err
+	}
+	defer tr.close()
 
 	svc := api.Services{
 		// Every call authenticates; the cache keeps that off the
@@ -140,6 +162,13 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		RateLimiter:  limiter,
 		Ready:        db.Ping,
 		Observer:     m,
+		Tracking:     tr.links,
+		Clicks:       tr.clicks,
+		Conversions:  tr.conversions,
+		IPHashKey:    tr.ipKey,
+	}
+	if tr.geo != nil {
+		svc.Countries = tr.geo
 	}
 	if cfg.MetricsAddr == "" {
 		svc.Metrics = m.Handler()
@@ -159,6 +188,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		WriteTimeout:          cfg.WriteTimeout,
 		MaxListStreams:        cfg.MaxListStreams,
 		AuthFailuresPerMinute: cfg.AuthFailures,
+		Currency:              cfg.Currency,
+		Location:              loc,
+		TrustProxy:            cfg.TrustProxy,
 	}, svc, logger, time.Now)
 	servers[0].http.Handler = server.Handler()
 
@@ -199,6 +231,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
+	}
+	// Every request is answered: the clicks they made are written now,
+	// within what is left of the timeout.
+	if err := tr.clicks.Close(shutdownCtx); err != nil {
+		logger.Error("clicks lost at stop", "error", err)
 	}
 	logger.Info("stopped")
 	return nil

@@ -20,6 +20,11 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, account *afftrack.A
 // (429), then the negotiation parameters (400); the handler checks its own
 // parameters (400) and then looks up (404).
 func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Handler {
+	return s.guarded(kind, true, h)
+}
+
+// guarded runs h after authentication and, when limited, the rate limit.
+func (s *Server) guarded(kind afftrack.AccountKind, limited bool, h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
 		if s.refuseGuesser(w, r) {
@@ -34,9 +39,11 @@ func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Han
 			return
 		}
 		st.account = account
-		if err := s.admit(w, r, account); err != nil {
-			s.writeError(w, r, err)
-			return
+		if limited {
+			if err := s.admit(w, r, account); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		if st.neg.err != nil {
 			s.writeError(w, r, st.neg.err)
@@ -46,6 +53,12 @@ func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Han
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// authenticatedWrite is authenticated for a function that writes: the
+// same checks, but the call does not count against the read rate limits.
+func (s *Server) authenticatedWrite(kind afftrack.AccountKind, h apiHandler) http.Handler {
+	return s.guarded(kind, false, h)
 }
 
 // authenticate returns the active account of the given kind that owns the

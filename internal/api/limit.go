@@ -10,26 +10,34 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-// withoutBody refuses a request that carries a body, before reading any
-// of it: no function of the interface takes one, and a body that never
+// withoutBody refuses a GET or HEAD request that carries a body, before
+// reading any of it: no reading function takes one, and a body that never
 // arrives would otherwise hold the connection (and its file descriptor)
 // until a read deadline. The connection is closed after the answer
-// without draining the body.
+// without draining the body. Other methods go on: the one route that
+// takes a body (POST conversions) reads it under a deadline and a size
+// bound, and every other route answers 405 the same way, unread.
 func (s *Server) withoutBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
-			w.Header().Set("Connection", "close")
-			// net/http would otherwise wait for up to 256 KiB of the
-			// unread body before closing; a read deadline already past
-			// makes it give up at once. An error means there is no
-			// connection to bound (a test's recorder).
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			(r.ContentLength != 0 || len(r.TransferEncoding) > 0) {
+			refuseBody(w)
 			s.writeError(w, r, afftrack.Errorf(afftrack.EINVALID,
-				"the request has a body; the interface's functions take none"))
+				"the request has a body; the interface's reading functions take none"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuseBody makes the connection close after the answer without reading
+// the request's body. net/http would otherwise wait for up to 256 KiB of
+// it before closing; a read deadline already past makes it give up at
+// once. An error means there is no connection to bound (a test's
+// recorder).
+func refuseBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // errBusy is the error of a request refused because the server is at one

@@ -34,7 +34,7 @@ func TestRequestsWithABodyAreRefused(t *testing.T) {
 			w := httptest.NewRecorder()
 			h.srv.Handler().ServeHTTP(w, r)
 			mustStatus(t, w, http.StatusBadRequest)
-			if diff := cmp.Diff("the request has a body; the interface's functions take none", jsonMessage(w.Body.String())); diff != "" {
+			if diff := cmp.Diff("the request has a body; the interface's reading functions take none", jsonMessage(w.Body.String())); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
 			if got := w.Header().Get("Connection"); got != "close" {

@@ -29,6 +29,8 @@ type recordingObserver struct {
 	requests chan observed
 }
 
+func (o *recordingObserver) Conversion(string) {}
+
 func (o *recordingObserver) ObserveRequest(route, method string, status int, d time.Duration) {
 	o.mu.Lock()
 	o.seen = append(o.seen, observed{route, method, status})

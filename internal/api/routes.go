@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/afftrack/afftrack"
 )
@@ -11,8 +12,9 @@ import (
 // withRouting maps any spelling onto them. Handlers read a wildcard's
 // value with pathValue.
 type route struct {
+	method  string // "" for GET (and so HEAD)
 	path    string
-	handler http.Handler // serves GET, and so HEAD
+	handler http.Handler
 }
 
 // routes is the interface's route table, every path in one place. Each
@@ -20,29 +22,48 @@ type route struct {
 // path a 404. Its paths are the route labels of the metrics.
 func (s *Server) routes() []route {
 	routes := []route{
-		{"/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
-		{"/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
-		{"/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
-		{"/v1/affiliate/invoices/{id}", s.authenticated(afftrack.KindAffiliate, s.handleInvoice)},
-		{"/healthz", http.HandlerFunc(s.handleHealth)},
-		{"/readyz", http.HandlerFunc(s.handleReady)},
+		{"", "/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
+		{"", "/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
+		{"", "/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
+		{"", "/v1/affiliate/invoices/{id}", s.authenticated(afftrack.KindAffiliate, s.handleInvoice)},
+		{"", "/healthz", http.HandlerFunc(s.handleHealth)},
+		{"", "/readyz", http.HandlerFunc(s.handleReady)},
+	}
+	if s.svc.Conversions != nil {
+		// Conversions are writes: they do not count against the read
+		// rate limits (tracking.md section 3).
+		t := strings.ToLower(s.trackingPath)
+		routes = append(routes,
+			route{http.MethodPost, "/v1/merchant/conversions", s.authenticatedWrite(afftrack.KindMerchant, s.handleConversion)},
+			route{"", t + "/{affiliateId}/b/{bannerId}", s.handleClick(afftrack.LinkBanner)},
+			route{"", t + "/{affiliateId}/t/{merchantId}", s.handleClick(afftrack.LinkTextLink)},
+			route{"", t + "/px/{merchantId}", http.HandlerFunc(s.handlePixel)},
+		)
 	}
 	if s.svc.Metrics != nil {
 		// No key and no rate limit: a scraper is not an account, and a
 		// refused scrape would hide the very overload it should show.
-		routes = append(routes, route{"/metrics", s.svc.Metrics})
+		routes = append(routes, route{"", "/metrics", s.svc.Metrics})
 	}
 	return routes
 }
 
-// allowedMethods is the Allow header of a 405: every route answers these.
-const allowedMethods = "GET, HEAD"
-
-// methodNotAllowed answers a known path asked with another method.
-func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Allow", allowedMethods)
-	s.writeError(w, r, afftrack.Errorf(afftrack.ENOTALLOWED,
-		"The requested resource does not support http method '%s'.", r.Method))
+// methodNotAllowed answers a known path asked with another method than
+// the one it serves (GET also serves HEAD). A body the request may carry
+// is not read: the connection is closed after the answer.
+func (s *Server) methodNotAllowed(method string) http.Handler {
+	allow := method
+	if method == http.MethodGet {
+		allow = "GET, HEAD"
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+			refuseBody(w)
+		}
+		w.Header().Set("Allow", allow)
+		s.writeError(w, r, afftrack.Errorf(afftrack.ENOTALLOWED,
+			"The requested resource does not support http method '%s'.", r.Method))
+	})
 }
 
 // notFound answers a path that names no route.

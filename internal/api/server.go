@@ -29,6 +29,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -62,6 +64,19 @@ type Config struct {
 	// address may make in a minute before it is answered 429 without its
 	// key being looked up. 0 is no bound.
 	AuthFailuresPerMinute int
+
+	// Currency is the network's currency (ISO 4217), the default of a
+	// conversion's CurrencyCode.
+	Currency string
+
+	// Location is the network's time zone: clicks are stamped and
+	// conversions' dates read in it. Nil is UTC.
+	Location *time.Location
+
+	// TrustProxy takes a click's customer address from the first
+	// X-Forwarded-For entry, which a proxy in front writes; without it
+	// the header is a client's claim and is ignored.
+	TrustProxy bool
 }
 
 // Services are the domain services the handlers consume.
@@ -71,6 +86,16 @@ type Services struct {
 	Banners      afftrack.BannerService
 	Invoices     afftrack.InvoiceService
 	RateLimiter  afftrack.RateLimiter
+
+	// The tracking engine. Tracking answers what a click's link leads to
+	// (a cache in front of the store); Clicks takes clicks to be written
+	// behind the redirect; Countries, if not nil, places a customer's
+	// address; IPHashKey is the network's key for hashing addresses.
+	Tracking    afftrack.TrackingService
+	Clicks      ClickSink
+	Conversions afftrack.ConversionService
+	Countries   CountryLookup
+	IPHashKey   []byte
 
 	// Ready reports whether the service can answer, for /readyz: 200 when
 	// it returns nil, 503 otherwise. A nil Ready is always ready.
@@ -98,6 +123,25 @@ type Observer interface {
 
 	// RateLimited reports one call refused with a 429 by the rate limiter.
 	RateLimited(kind afftrack.AccountKind)
+
+	// Conversion reports what became of one conversion: created,
+	// repeated, not_credited, conflict, invalid or error.
+	Conversion(outcome string)
+}
+
+// ClickSink takes clicks to be written behind the redirect.
+type ClickSink interface {
+	// Add takes a click without waiting for the store, or reports false
+	// when it cannot hold more.
+	Add(c afftrack.Click) bool
+	// Flush writes the clicks held now, for a conversion whose click may
+	// be among them.
+	Flush(ctx context.Context) error
+}
+
+// CountryLookup places an address in a country.
+type CountryLookup interface {
+	Country(ip netip.Addr) (afftrack.Country, bool)
 }
 
 // routeUnmatched is the route reported for a path that names no route.
@@ -108,6 +152,7 @@ type nopObserver struct{}
 
 func (nopObserver) ObserveRequest(string, string, int, time.Duration) {}
 func (nopObserver) RateLimited(afftrack.AccountKind)                  {}
+func (nopObserver) Conversion(string)                                 {}
 
 // Server is the HTTP interface of afftrack.
 type Server struct {
@@ -118,6 +163,7 @@ type Server struct {
 
 	nsMerchant, nsAffiliate string
 	trackingBase            string
+	trackingPath            string // the path of trackingBase, where the tracking routes live
 	handler                 http.Handler
 	lists                   chan struct{} // a slot per list streamed at once; nil for no bound
 	authFailures            *failureBudget
@@ -143,6 +189,9 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 	if s.trackingBase == "" {
 		s.trackingBase = base + "/t"
 	}
+	if u, err := url.Parse(s.trackingBase); err == nil {
+		s.trackingPath = strings.TrimSuffix(u.EscapedPath(), "/")
+	}
 
 	if cfg.MaxListStreams > 0 {
 		s.lists = make(chan struct{}, cfg.MaxListStreams)
@@ -151,8 +200,12 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(http.MethodGet+" "+rt.path, withRoute(rt.path, rt.handler))
-		mux.Handle(rt.path, withRoute(rt.path, http.HandlerFunc(s.methodNotAllowed)))
+		method := rt.method
+		if method == "" {
+			method = http.MethodGet
+		}
+		mux.Handle(method+" "+rt.path, withRoute(rt.path, rt.handler))
+		mux.Handle(rt.path, withRoute(rt.path, s.methodNotAllowed(method)))
 	}
 	mux.Handle("/", http.HandlerFunc(s.notFound))
 
@@ -168,6 +221,14 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 				s.withoutBody(
 					s.withCanonicalPath(mux)))))
 	return s
+}
+
+// location is the network's zone.
+func (s *Server) location() *time.Location {
+	if s.cfg.Location == nil {
+		return time.UTC
+	}
+	return s.cfg.Location
 }
 
 // Handler returns the whole interface: middleware and routes.

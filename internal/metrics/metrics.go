@@ -1,6 +1,7 @@
 // Package metrics exposes afftrack's Prometheus metrics: requests by route,
 // method and status, their durations, rate-limit refusals, rate-limiter
-// failures, the store's connection pool, and the Go runtime and process.
+// failures, the store's connection pool, the tracking engine's clicks and
+// conversions, and the Go runtime and process.
 //
 // It owns its own registry rather than the global one, so two servers in
 // one process (as in tests) never collide, and it is the only package
@@ -46,6 +47,7 @@ type Metrics struct {
 	duration      *prometheus.HistogramVec
 	refusals      *prometheus.CounterVec
 	limiterErrors prometheus.Counter
+	tracking      tracking
 
 	// series caches the request series by route, folded method and
 	// status: a lookup here reads no lock and formats no status, where
@@ -98,11 +100,13 @@ func New(logger *slog.Logger) *Metrics {
 			Help:      "Rate-limit checks the shared limiter (Redis) failed to answer; each was decided by --rate-fail-closed.",
 		}),
 	}
+	m.tracking = newTracking()
 	m.registry.MustRegister(
 		m.requests, m.duration, m.refusals, m.limiterErrors,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	m.registry.MustRegister(m.tracking.collectors()...)
 	// Both kinds start at zero, so a rate() over them exists before the
 	// first refusal and an alert on it is not silently empty.
 	for _, k := range []afftrack.AccountKind{afftrack.KindMerchant, afftrack.KindAffiliate} {

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+// bodyReadTimeout bounds how long a conversion's body may take to arrive,
+// so a client that sends headers and then nothing holds no connection.
+const bodyReadTimeout = 10 * time.Second
+
+// handleConversion records a conversion the merchant's server reports
+// (tracking.md section 3): 201 with the new transaction, 200 with the
+// stored one when the same OrderId comes again with the same content.
+func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) // no connection to bound in a test's recorder
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxConversionBody))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return afftrack.Errorf(afftrack.EINVALID, "the body is larger than %d bytes", maxConversionBody)
+		}
+		return afftrack.Errorf(afftrack.EINVALID, "the body could not be read in time")
+	}
+	in, err := parseConversionBody(body)
+	if err != nil {
+		return err
+	}
+	c, err := in.conversion(account.Ref.ID, s.cfg.Currency, s.location())
+	if err != nil {
+		return err
+	}
+	t, created, err := s.recordConversion(r, c)
+	if err != nil {
+		return err
+	}
+	st := stateOf(r)
+	w.Header().Set("Location", s.nsMerchant+"/Transactions/"+strconv.FormatInt(t.ID, 10))
+	buf := getBody()
+	b := st.neg.open(*buf)
+	if st.neg.format == formatXML {
+		b = appendTransactionXML(b, t, st.ns)
+	} else {
+		b = appendTransactionJSON(b, t)
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	s.respond(w, st, status, st.neg.close(b))
+	putBody(buf, b)
+	return nil
+}
+
+// recordConversion records c; a click made moments ago may still be in
+// this process's buffer, so a conversion that finds no click has the
+// buffer written and tries once more.
+func (s *Server) recordConversion(r *http.Request, c *afftrack.Conversion) (*afftrack.Transaction, bool, error) {
+	t, created, err := s.svc.Conversions.RecordConversion(r.Context(), c)
+	if afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE && c.ClickID != "" {
+		if ferr := s.svc.Clicks.Flush(r.Context()); ferr == nil {
+			t, created, err = s.svc.Conversions.RecordConversion(r.Context(), c)
+		}
+	}
+	s.svc.Observer.Conversion(conversionOutcome(created, err))
+	return t, created, err
+}
+
+// conversionOutcome names what became of a conversion, for metrics.
+func conversionOutcome(created bool, err error) string {
+	switch afftrack.ErrorCode(err) {
+	case "":
+		if created {
+			return "created"
+		}
+		return "repeated"
+	case afftrack.EUNPROCESSABLE:
+		return "not_credited"
+	case afftrack.ECONFLICT:
+		return "conflict"
+	case afftrack.EINVALID:
+		return "invalid"
+	}
+	return "error"
+}
+
+// pixelGIF is a 1x1 transparent GIF.
+var pixelGIF = []byte{
+	'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
+	0x21, 0xf9, 4, 1, 0, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3b,
+}
+
+// handlePixel records a conversion reported by the pixel on the
+// merchant's order page: the same fields as the S2S call, in the query,
+// the click from ClickId or the afftrack_{merchantId} cookie. It always
+// answers the GIF; the outcome goes to the log and the metrics, since the
+// page's visitor is not the one to tell.
+func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set(headerContentType, "image/gif")
+	h.Set(headerContentLength, strconv.Itoa(len(pixelGIF)))
+	defer func() {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(pixelGIF)
+	}()
+	merchantID, err := strconv.ParseInt(pathValue(r, "merchantId"), 10, 64)
+	if err != nil || merchantID < 1 {
+		s.pixelOutcome(r, 0, "invalid", afftrack.Errorf(afftrack.EINVALID, "merchantId: not an id"))
+		return
+	}
+	in := pixelInput(stateOf(r).query)
+	if in.values["ClickId"] == "" {
+		if ck, err := r.Cookie("afftrack_" + strconv.FormatInt(merchantID, 10)); err == nil {
+			in.values["ClickId"] = ck.Value
+		}
+	}
+	c, err := in.conversion(merchantID, s.cfg.Currency, s.location())
+	if err != nil {
+		s.pixelOutcome(r, merchantID, "invalid", err)
+		return
+	}
+	c.Pixel = true
+	_, created, err := s.recordConversion(r, c)
+	s.pixelOutcome(r, merchantID, conversionOutcome(created, err), err)
+}
+
+// pixelOutcome logs what became of a pixel's conversion.
+func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string, err error) {
+	args := []any{"request_id", stateOf(r).id, "merchant", merchantID, "outcome", outcome}
+	if err != nil {
+		args = append(args, "reason", afftrack.ErrorMessage(err))
+		if afftrack.ErrorCode(err) == afftrack.EINTERNAL {
+			args = append(args, "error", err)
+		}
+	}
+	s.logger.InfoContext(r.Context(), "pixel conversion", args...)
+}
+
+// pixelInput reads a pixel's query: the conversion's fields by name, and
+// the items from Sku, Quantity, ItemSaleValue and Category repeated in
+// order (the n-th of each makes the n-th item).
+func pixelInput(q query) *conversionInput {
+	in := &conversionInput{values: map[string]string{}, isNum: map[string]bool{}}
+	for _, f := range conversionFields {
+		if v := q.get(f); v != "" && f != "Items" {
+			in.values[f] = v
+			in.isNum[f] = true // a query has no types: numbers are read as their text
+		}
+	}
+	itemParams := map[string]string{"Sku": "Sku", "Quantity": "Quantity", "ItemSaleValue": "SaleValue",
+		"Category": "Category", "Name": "Name", "Brand": "Brand"}
+	counts := map[string]int{}
+	for _, p := range q {
+		for param, field := range itemParams {
+			if !asciiEqualFold(p.name, param) {
+				continue
+			}
+			i := counts[field]
+			counts[field]++
+			if i >= maxConversionItems {
+				continue
+			}
+			for len(in.items) <= i {
+				in.items = append(in.items, map[string]string{})
+				in.itemsN = append(in.itemsN, map[string]bool{})
+			}
+			in.items[i][field], in.itemsN[i][field] = p.value, true
+		}
+	}
+	return in
+}

@@ -1,0 +1,112 @@
+// Package linkcache keeps what the tracking redirect knows about links in
+// memory, so a click costs no database read once its link has been seen,
+// and redirects keep working from what the process knows while the
+// database is down.
+package linkcache
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.TrackingService = (*Cache)(nil)
+
+// Defaults of Options.
+const (
+	DefaultTTL        = 30 * time.Second
+	DefaultMaxEntries = 100_000
+)
+
+// Options tune a Cache. The zero value takes the defaults.
+type Options struct {
+	// TTL is how long an answer is reused before it is asked again; a
+	// changed program or membership applies within it.
+	TTL time.Duration
+	// MaxEntries bounds the links held, unknown ones included, so a
+	// client asking for random ids cannot grow the cache without end.
+	MaxEntries int
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// OnStale, if set, is called when a stale answer is served because
+	// the store failed, for metrics.
+	OnStale func()
+}
+
+// Cache wraps a TrackingService's FindLink.
+type Cache struct {
+	next afftrack.TrackingService
+	opts Options
+
+	mu      sync.Mutex
+	entries map[afftrack.LinkKey]entry
+}
+
+type entry struct {
+	link *afftrack.Link
+	err  error // ENOTFOUND, cached too so a scan of unknown ids is cheap
+	at   time.Time
+}
+
+// New returns a cache in front of next.
+func New(next afftrack.TrackingService, o Options) *Cache {
+	if o.TTL <= 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Cache{next: next, opts: o, entries: map[afftrack.LinkKey]entry{}}
+}
+
+// FindLink answers from the cache while the answer is fresh, else asks the
+// store. When the store fails (it is down), an answer held from before is
+// served however old it is: a redirect to where the link led a while ago
+// beats no redirect. The returned Link is shared: callers must not change
+// it.
+func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Link, error) {
+	now := c.opts.Now()
+	c.mu.Lock()
+	e, held := c.entries[k]
+	c.mu.Unlock()
+	if held && now.Sub(e.at) < c.opts.TTL {
+		return e.link, e.err
+	}
+	link, err := c.next.FindLink(ctx, k)
+	if err != nil && afftrack.ErrorCode(err) != afftrack.ENOTFOUND {
+		if held {
+			if c.opts.OnStale != nil {
+				c.opts.OnStale()
+			}
+			return e.link, e.err
+		}
+		return nil, err
+	}
+	c.mu.Lock()
+	if _, ok := c.entries[k]; !ok && len(c.entries) >= c.opts.MaxEntries {
+		// Evict one entry; map iteration order is as good as random
+		// here, and never worse than a scan of every entry.
+		for old := range c.entries {
+			delete(c.entries, old)
+			break
+		}
+	}
+	c.entries[k] = entry{link: link, err: err, at: now}
+	c.mu.Unlock()
+	return link, err
+}
+
+// IPHashKey asks the store: it is read once when the server starts.
+func (c *Cache) IPHashKey(ctx context.Context) ([]byte, error) { return c.next.IPHashKey(ctx) }
+
+// Len returns the number of links held, for tests and metrics.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
