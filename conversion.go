@@ -247,6 +247,9 @@ func (s *Sale) priceItems(t *Transaction, rate int64) error {
 				return errOutOfRange("Items.Commission")
 			}
 			it.Commission = ItemMoney(v)
+			if (v > 0 && sum > math.MaxInt64-v) || (v < 0 && sum < math.MinInt64-v) {
+				return errOutOfRange("Commission")
+			}
 			sum += v
 		}
 	}
@@ -307,13 +310,19 @@ func mulDivRound(a, b, d int64) (int64, bool) {
 	}
 	q, r := bits.Div64(hi, lo, ud)
 	if r >= ud-r { // r*2 >= d, without overflow: the half rounds up in magnitude
+		if q == math.MaxUint64 {
+			return 0, false
+		}
 		q++
+	}
+	if neg {
+		if q > 1<<63 {
+			return 0, false
+		}
+		return int64(-q), true // two's complement: -(1<<63) is math.MinInt64
 	}
 	if q > math.MaxInt64 {
 		return 0, false
-	}
-	if neg {
-		return -int64(q), true
 	}
 	return int64(q), true
 }

@@ -19,9 +19,9 @@ type BannerService struct {
 // NewBannerService returns a BannerService on db.
 func NewBannerService(db *DB) *BannerService { return &BannerService{db: db} }
 
-// FindBanners returns the banners of the merchants the affiliate has
-// joined, with each merchant's name and avatar, that match f, ordered by
-// id. Exact integer filters also go to the database; f.Match decides.
+// FindBanners returns the banners of the Active merchants the affiliate
+// has joined (a banner of another merchant would not credit a click),
+// with each merchant's name and avatar, that match f, ordered by id. Exact integer filters also go to the database; f.Match decides.
 func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter) ([]*afftrack.Banner, error) {
 	var q strings.Builder
 	q.WriteString(`SELECT b.id, b.date_created, b.date_modified, b.merchant_id, m.name, m.avatar_url, b.group_name,
@@ -29,8 +29,8 @@ func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter
 	FROM memberships ms
 	JOIN banners b ON b.merchant_id = ms.merchant_id
 	JOIN merchants m ON m.id = b.merchant_id
-	WHERE ms.affiliate_id = $1 AND ms.status = $2`)
-	args := []any{f.AffiliateID, int64(afftrack.MembershipJoined)}
+	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3`)
+	args := []any{f.AffiliateID, int64(afftrack.MembershipJoined), int64(afftrack.AccountActive)}
 	eq := func(column string, v int64) {
 		args = append(args, v)
 		q.WriteString(" AND " + column + " = $" + strconv.Itoa(len(args)))
