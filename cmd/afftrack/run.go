@@ -26,6 +26,8 @@ Usage:
   afftrack key create merchant|affiliate ID [--label TEXT]
   afftrack key list   merchant|affiliate ID
   afftrack key revoke KEY_ID
+  afftrack program show MERCHANT_ID | program set MERCHANT_ID FILE
+  afftrack rates import FILE.csv
   afftrack version
 
 Every flag can also be set in the environment as AFFTRACK_ and the flag's
@@ -58,6 +60,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAccount(ctx, env, args[1:])
 	case "key":
 		return runKey(ctx, env, args[1:])
+	case "program":
+		return runProgram(ctx, env, args[1:])
+	case "rates":
+		return runRates(ctx, env, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionText())
 		return nil

@@ -21,6 +21,15 @@ func program(r *record, merchantID int64) *afftrack.Program {
 		return nil
 	}
 	sub := newRecord(r.path+".Program", raw, r.opts)
+	p := programFrom(sub, merchantID)
+	if err := sub.done(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return p
+}
+
+// programFrom reads the fields of a Program object.
+func programFrom(sub *record, merchantID int64) *afftrack.Program {
 	p := &afftrack.Program{MerchantID: merchantID, CookieDays: afftrack.DefaultCookieDays,
 		ValidationDays: afftrack.DefaultValidationDays, ClickAppend: afftrack.DefaultClickAppend}
 	p.TargetURL = sub.url("TargetUrl")
@@ -57,9 +66,6 @@ func program(r *record, merchantID int64) *afftrack.Program {
 		if v.Value < 0 || v.Value > 100*10_000 {
 			sub.fail("OverrideFeePercent", "must be from 0 to 100")
 		}
-	}
-	if err := sub.done(); err != nil && r.err == nil {
-		r.err = err
 	}
 	return p
 }

@@ -1,0 +1,117 @@
+package importfile
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+// maxProgramFile bounds a program file: a program is a few kilobytes.
+const maxProgramFile = 1 << 20
+
+// ParseProgram reads one Program object, as a merchant's Program in the
+// import file, for the merchant given: the command line's way to set a
+// program without a whole import file.
+func ParseProgram(r io.Reader, merchantID int64) (*afftrack.Program, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxProgramFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxProgramFile {
+		return nil, afftrack.Errorf(afftrack.EINVALID, "the program file is larger than %d bytes", maxProgramFile)
+	}
+	rec := newRecord("Program", raw, &Options{})
+	p := programFrom(rec, merchantID)
+	if err := rec.done(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// maxRates bounds the rows of a rates file.
+const maxRates = 1_000_000
+
+// ParseRatesCSV reads currency rates from CSV with a header naming the
+// columns Code, Date and Rate (in any order and case; other columns are an
+// error, so a misspelt one is not ignored): one rate per row, checked as
+// the import file's CurrencyRates are. Errors name the line.
+func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, afftrack.Errorf(afftrack.EINVALID, "line 1: a header Code,Date,Rate is needed")
+	}
+	col := map[string]int{}
+	for i, name := range header {
+		name = strings.TrimSpace(strings.TrimPrefix(name, "\ufeff"))
+		var known string
+		for _, k := range []string{"Code", "Date", "Rate"} {
+			if strings.EqualFold(k, name) {
+				known = k
+			}
+		}
+		if known == "" {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line 1: column %q is not one of Code, Date, Rate", name)
+		}
+		if _, dup := col[known]; dup {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line 1: column %s is given twice", known)
+		}
+		col[known] = i
+	}
+	if len(col) != 3 {
+		return nil, afftrack.Errorf(afftrack.EINVALID, "line 1: the header must name Code, Date and Rate")
+	}
+	var rates []afftrack.CurrencyRate
+	seen := map[string]int{} // "CODE YYYY-MM-DD": its line
+	for line := 2; ; line++ {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return rates, nil
+		}
+		if err != nil {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: %s", line, csvProblem(err))
+		}
+		if len(rates) == maxRates {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: a rates file holds at most %d rates", line, maxRates)
+		}
+		rateText := strings.TrimSpace(row[col["Rate"]])
+		if !isJSONNumber(rateText) {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: Rate %q is not a number", line, rateText)
+		}
+		obj, _ := json.Marshal(map[string]string{"Code": row[col["Code"]], "Date": row[col["Date"]]})
+		// The rate goes in as a JSON number, as the import file has it.
+		obj = append(obj[:len(obj)-1], `,"Rate":`+rateText+`}`...)
+		rec := newRecord(fmt.Sprintf("line %d", line), obj, &Options{})
+		rate := parseCurrencyRate(rec)
+		if err := rec.done(); err != nil {
+			return nil, err
+		}
+		k := rate.Code + " " + rate.Date.Format(time.DateOnly)
+		if first, dup := seen[k]; dup {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: %s is also on line %d", line, k, first)
+		}
+		seen[k] = line
+		rates = append(rates, rate)
+	}
+}
+
+// isJSONNumber reports whether s is one JSON number.
+func isJSONNumber(s string) bool {
+	return s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && json.Valid([]byte(s))
+}
+
+// csvProblem says what is wrong with a CSV line without repeating it.
+func csvProblem(err error) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
