@@ -191,6 +191,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		Currency:              cfg.Currency,
 		Location:              loc,
 		TrustProxy:            cfg.TrustProxy,
+		ClickFlush:            cfg.ClickFlush,
 	}, svc, logger, time.Now)
 	servers[0].http.Handler = server.Handler()
 

@@ -59,14 +59,24 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, accoun
 	return nil
 }
 
-// recordConversion records c; a click made moments ago may still be in
-// this process's buffer, so a conversion that finds no click has the
-// buffer written and tries once more.
+// recordConversion records c. A click made moments ago may not be stored
+// yet: if this process holds it, the buffer is written and the conversion
+// tried again; if another replica does, it is written within ClickFlush,
+// so the conversion waits up to twice that and tries once more. Only a
+// conversion that would be refused pays for the waits.
 func (s *Server) recordConversion(r *http.Request, c *afftrack.Conversion) (*afftrack.Transaction, bool, error) {
 	t, created, err := s.svc.Conversions.RecordConversion(r.Context(), c)
 	if afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE && c.ClickID != "" {
 		if ferr := s.svc.Clicks.Flush(r.Context()); ferr == nil {
 			t, created, err = s.svc.Conversions.RecordConversion(r.Context(), c)
+		}
+	}
+	if afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE && c.ClickID != "" && s.cfg.ClickFlush > 0 {
+		wait := min(2*s.cfg.ClickFlush, time.Second)
+		select {
+		case <-time.After(wait):
+			t, created, err = s.svc.Conversions.RecordConversion(r.Context(), c)
+		case <-r.Context().Done():
 		}
 	}
 	s.svc.Observer.Conversion(conversionOutcome(created, err))

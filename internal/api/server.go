@@ -77,6 +77,11 @@ type Config struct {
 	// X-Forwarded-For entry, which a proxy in front writes; without it
 	// the header is a client's claim and is ignored.
 	TrustProxy bool
+
+	// ClickFlush is how often clicks are written. A conversion whose
+	// click is not found waits up to twice this for another replica's
+	// buffer to write it, and looks once more.
+	ClickFlush time.Duration
 }
 
 // Services are the domain services the handlers consume.
