@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -338,5 +339,37 @@ func TestProgramAndRatesFromTheCommandLine(t *testing.T) {
 	}
 	if n := count(t, openDB(t, dsn), `SELECT COUNT(*) FROM currency_rates`); n != 3 {
 		t.Errorf("%d rates stored, want 3 (one imported with the file, two from the CSV)", n)
+	}
+}
+
+// TestReadmeTrackingWalkthrough runs the README's tracking walkthrough,
+// verbatim but for the port, against `serve --demo`.
+func TestReadmeTrackingWalkthrough(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- walkthrough:begin -->\n```\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- walkthrough:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no walkthrough block")
+	}
+	s := serve(t, "--demo")
+	script := "set -e\n" + strings.ReplaceAll(block, "http://localhost:8080", s.base)
+	out, err := exec.Command("sh", "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the walkthrough failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"HTTP/1.1 302 Found", "Location: https://www.example.com/?utm_source=afftrack&afftrack_click=",
+		"Set-Cookie: afftrack_1=", `"OrderId":"ORDER-1001"`, `"Commission":15.0000`, `"TrackingMethod":"Server"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the walkthrough's output lacks %s:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(string(out), `"OrderId":"ORDER-1001"`); n != 2 {
+		t.Errorf("ORDER-1001 appears %d times, want 2 (the 201 and the list):\n%s", n, out)
 	}
 }
