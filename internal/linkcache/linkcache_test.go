@@ -1,0 +1,113 @@
+package linkcache_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/linkcache"
+)
+
+// store answers FindLink from a map and counts the questions; down makes
+// it fail as a store whose database is unreachable.
+type store struct {
+	links map[afftrack.LinkKey]*afftrack.Link
+	asked int
+	down  bool
+}
+
+func (s *store) FindLink(_ context.Context, k afftrack.LinkKey) (*afftrack.Link, error) {
+	s.asked++
+	if s.down {
+		return nil, errors.New("dial tcp: connection refused")
+	}
+	if l, ok := s.links[k]; ok {
+		return l, nil
+	}
+	return nil, afftrack.Errorf(afftrack.ENOTFOUND, "no such link")
+}
+
+func (s *store) IPHashKey(context.Context) ([]byte, error) { return []byte("0123456789abcdef"), nil }
+
+var (
+	known   = afftrack.LinkKey{AffiliateID: 1, Kind: afftrack.LinkTextLink, TargetID: 2}
+	unknown = afftrack.LinkKey{AffiliateID: 1, Kind: afftrack.LinkBanner, TargetID: 99}
+)
+
+func setup() (*store, *linkcache.Cache, *time.Time, *int) {
+	s := &store{links: map[afftrack.LinkKey]*afftrack.Link{known: {MerchantID: 2, TargetURL: "https://shop.example/"}}}
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	stale := 0
+	c := linkcache.New(s, linkcache.Options{TTL: time.Minute, MaxEntries: 3, Now: func() time.Time { return now },
+		OnStale: func() { stale++ }})
+	return s, c, &now, &stale
+}
+
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+	t.Run("a link is read once while its answer is fresh", func(t *testing.T) {
+		s, c, now, _ := setup()
+		for range 3 {
+			l, err := c.FindLink(ctx, known)
+			if err != nil || l.MerchantID != 2 {
+				t.Fatalf("FindLink = %v, %v", l, err)
+			}
+			*now = now.Add(20 * time.Second)
+		}
+		if s.asked != 1 {
+			t.Errorf("the store was asked %d times in 40 s, want 1", s.asked)
+		}
+		*now = now.Add(time.Minute)
+		c.FindLink(ctx, known)
+		if s.asked != 2 {
+			t.Errorf("the store was asked %d times after the TTL, want 2", s.asked)
+		}
+	})
+	t.Run("an unknown link is remembered as unknown", func(t *testing.T) {
+		s, c, _, _ := setup()
+		for range 2 {
+			if _, err := c.FindLink(ctx, unknown); afftrack.ErrorCode(err) != afftrack.ENOTFOUND {
+				t.Fatalf("err = %v, want ENOTFOUND", err)
+			}
+		}
+		if s.asked != 1 {
+			t.Errorf("the store was asked %d times, want 1", s.asked)
+		}
+	})
+	t.Run("a stale answer is served while the store is down", func(t *testing.T) {
+		s, c, now, stale := setup()
+		want, _ := c.FindLink(ctx, known)
+		s.down = true
+		*now = now.Add(24 * time.Hour)
+		got, err := c.FindLink(ctx, known)
+		if err != nil {
+			t.Fatalf("FindLink during the outage: %v", err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("stale link (-want +got):\n%s", diff)
+		}
+		if *stale != 1 {
+			t.Errorf("OnStale called %d times, want 1", *stale)
+		}
+	})
+	t.Run("a link never seen fails while the store is down", func(t *testing.T) {
+		s, c, _, _ := setup()
+		s.down = true
+		if _, err := c.FindLink(ctx, known); err == nil || afftrack.ErrorCode(err) != afftrack.EINTERNAL {
+			t.Errorf("err = %v, want the store's failure", err)
+		}
+	})
+	t.Run("the cache holds at most MaxEntries links", func(t *testing.T) {
+		_, c, _, _ := setup()
+		for id := int64(1); id <= 50; id++ {
+			c.FindLink(ctx, afftrack.LinkKey{AffiliateID: id, Kind: afftrack.LinkBanner, TargetID: id})
+		}
+		if n := c.Len(); n != 3 {
+			t.Errorf("the cache holds %d links, want 3", n)
+		}
+	})
+}
