@@ -9,6 +9,7 @@ require (
 	github.com/oschwald/maxminddb-golang/v2 v2.0.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/x-way/crawlerdetect v0.2.24
 	modernc.org/sqlite v1.61.1
 )
 
@@ -28,7 +29,6 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/x-way/crawlerdetect v0.2.24 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	go4.org/netipx v0.0.0-20220812043211-3cc044ffd68d // indirect
 	golang.org/x/sync v0.24.0 // indirect
