@@ -63,7 +63,7 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			MerchantID:   link.MerchantID,
 			AffiliateID:  affiliateID,
 			CreativeType: afftrack.CreativeTypeTextLink,
-			Referer:      truncate(r.Referer(), afftrack.MaxRefererLength),
+			Referer:      truncate(afftrack.CleanText(r.Referer()), afftrack.MaxRefererLength),
 			Bot:          bot,
 			Credited:     link.Eligible && !bot,
 		}
@@ -71,7 +71,10 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			c.CreativeType, c.CreativeID = afftrack.CreativeTypeBanner, link.Banner
 		}
 		for i, name := range [4]string{"UniqueId", "UniqueId2", "UniqueId3", "UniqueId4"} {
-			c.UniqueIDs[i] = truncate(q.get(name), afftrack.MaxUniqueIDLength)
+			// Kept, not refused: a sub-id is the affiliate's own
+			// label, and the customer must reach the shop whatever it
+			// holds; what cannot be stored becomes U+FFFD.
+			c.UniqueIDs[i] = truncate(afftrack.CleanText(q.get(name)), afftrack.MaxUniqueIDLength)
 		}
 		if ip, ok := s.customerIP(r); ok {
 			c.IPHash = s.hashIP(ip)

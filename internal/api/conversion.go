@@ -162,7 +162,6 @@ func pixelInput(q query) *conversionInput {
 	for _, f := range conversionFields {
 		if v := q.get(f); v != "" && f != "Items" {
 			in.values[f] = v
-			in.isNum[f] = true // a query has no types: numbers are read as their text
 		}
 	}
 	itemParams := map[string]string{"Sku": "Sku", "Quantity": "Quantity", "ItemSaleValue": "SaleValue",
@@ -182,7 +181,7 @@ func pixelInput(q query) *conversionInput {
 				in.items = append(in.items, map[string]string{})
 				in.itemsN = append(in.itemsN, map[string]bool{})
 			}
-			in.items[i][field], in.itemsN[i][field] = p.value, true
+			in.items[i][field] = p.value
 		}
 	}
 	return in

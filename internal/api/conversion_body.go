@@ -3,7 +3,9 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -32,6 +34,7 @@ var itemFields = []string{"Sku", "Quantity", "SaleValue", "Name", "Brand", "Cate
 type conversionInput struct {
 	values map[string]string // field name as the contract spells it: raw text (a JSON number's digits, a string's value)
 	isNum  map[string]bool   // whether the JSON value was a number
+	typed  bool              // from JSON, whose values have types; a query's have none
 	items  []map[string]string
 	itemsN []map[string]bool
 }
@@ -45,7 +48,7 @@ func parseConversionBody(body []byte) (*conversionInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &conversionInput{values: map[string]string{}, isNum: map[string]bool{}}
+	in := &conversionInput{values: map[string]string{}, isNum: map[string]bool{}, typed: true}
 	for name, raw := range top {
 		if name == "Items" {
 			continue
@@ -133,7 +136,7 @@ func decodeFields(raw []byte, prefix string, known []string) (map[string]json.Ra
 		return nil, afftrack.Errorf(afftrack.EINVALID, "%sthe JSON is malformed", prefix)
 	}
 	if prefix == "" {
-		if _, err := dec.Token(); err == nil {
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 			return nil, afftrack.Errorf(afftrack.EINVALID, "the body holds more than one JSON value")
 		}
 	}
@@ -170,6 +173,9 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 	}
 	c := &afftrack.Conversion{MerchantID: merchantID, CurrencyCode: currency, CustomerType: afftrack.CustomerTypeNew}
 	v := in.values
+	if err := in.checkTypes("", v, in.isNum, conversionNumbers); err != nil {
+		return nil, err
+	}
 	if id := v["ClickId"]; id != "" {
 		c.ClickID = strings.ToLower(id)
 		if !afftrack.IsClickID(c.ClickID) {
@@ -227,7 +233,11 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 	}
 	var sum int64
 	for i, item := range in.items {
-		it, err := conversionItem(fmt.Sprintf("Items[%d].", i), item, in.itemsN[i])
+		at := fmt.Sprintf("Items[%d].", i)
+		if err := in.checkTypes(at, item, in.itemsN[i], itemNumbers); err != nil {
+			return nil, err
+		}
+		it, err := conversionItem(at, item, in.itemsN[i])
 		if err != nil {
 			return nil, err
 		}
@@ -237,9 +247,6 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 	sale, given := v["SaleValue"]
 	switch {
 	case given:
-		if !in.isNum["SaleValue"] {
-			return nil, bad("SaleValue", "must be a JSON number")
-		}
 		m, err := afftrack.ParseMoney(sale)
 		if err != nil {
 			return nil, bad("SaleValue", "%s", afftrack.ErrorMessage(err))
@@ -263,6 +270,31 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 	return c, nil
 }
 
+// The fields whose values are numbers; every other field is text.
+var (
+	conversionNumbers = map[string]bool{"SaleValue": true}
+	itemNumbers       = map[string]bool{"Quantity": true, "SaleValue": true}
+)
+
+// checkTypes checks the values of one object: in JSON a number field must
+// be a number and a text field a string; in JSON or a query, text must be
+// storable (see afftrack.TextProblem).
+func (in *conversionInput) checkTypes(at string, v map[string]string, isNum, numbers map[string]bool) error {
+	for name, value := range v {
+		switch {
+		case in.typed && numbers[name] && !isNum[name]:
+			return afftrack.Errorf(afftrack.EINVALID, "%s%s: must be a JSON number", at, name)
+		case in.typed && !numbers[name] && isNum[name]:
+			return afftrack.Errorf(afftrack.EINVALID, "%s%s: must be a JSON string", at, name)
+		}
+		if i := afftrack.TextProblem(value); i >= 0 {
+			return afftrack.Errorf(afftrack.EINVALID,
+				"%s%s: holds a character that cannot be stored (a control character or invalid UTF-8) at byte %d", at, name, i)
+		}
+	}
+	return nil
+}
+
 // maxAmount bounds a sale: a trillion in any currency, so every product
 // of the pricing stays far inside 64 bits.
 const maxAmount = afftrack.Money(1_000_000_000_000 * 10_000)
@@ -281,7 +313,7 @@ func conversionItem(at string, v map[string]string, num map[string]bool) (afftra
 	it.Sku, it.Name, it.Brand, it.Category = v["Sku"], v["Name"], v["Brand"], v["Category"]
 	if q, ok := v["Quantity"]; ok {
 		n, err := afftrack.ParseDecimal(q, 0)
-		if err != nil || !num["Quantity"] {
+		if err != nil {
 			return it, bad("Quantity", "%q is not a whole number", q)
 		}
 		if n < 1 || n > 1_000_000 {
@@ -292,9 +324,6 @@ func conversionItem(at string, v map[string]string, num map[string]bool) (afftra
 	s, ok := v["SaleValue"]
 	if !ok {
 		return it, bad("SaleValue", "is required")
-	}
-	if !num["SaleValue"] {
-		return it, bad("SaleValue", "must be a JSON number")
 	}
 	m, err := afftrack.ParseItemMoney(s)
 	if err != nil {

@@ -1,0 +1,119 @@
+package api_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// checkPixel checks that r is the pixel: 200, a 43-byte GIF, not cached.
+func checkPixel(t *testing.T, r trResponse) {
+	t.Helper()
+	if r.StatusCode != http.StatusOK {
+		t.Errorf("status %d, want 200", r.StatusCode)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "image/gif" {
+		t.Errorf("Content-Type %q, want image/gif", ct)
+	}
+	if len(r.body) != 43 || !strings.HasPrefix(r.body, "GIF89a") {
+		t.Errorf("body %q (%d bytes), want a 43-byte GIF89a", r.body, len(r.body))
+	}
+	if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q, want no-store", cc)
+	}
+	if r.Header.Get("Location") != "" || len(r.Header.Values("Set-Cookie")) != 0 {
+		t.Errorf("the pixel redirects or sets a cookie: %v", r.Header)
+	}
+}
+
+func TestPixel(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{})
+
+	t.Run("ClickId in the query", func(t *testing.T) {
+		id := e.creditedClick("/t/1/b/1")
+		r := e.click("/t/px/1?ClickId=" + id + "&OrderId=px-1&SaleValue=19.95")
+		checkPixel(t, r)
+		tx := e.findTransaction("px-1")
+		if tx == nil {
+			t.Fatal("the pixel's conversion was not stored")
+		}
+		if tx.TrackingMethod != "Cookie" || tx.AffiliateId != 1 || tx.SaleValue != "19.9500" || tx.CreativeType != "Banner" {
+			t.Errorf("transaction %+v, want affiliate 1, Cookie, 19.9500", tx)
+		}
+	})
+
+	t.Run("click from the cookie the redirect set", func(t *testing.T) {
+		click := e.click("/t/1/t/1")
+		set := click.Header.Get("Set-Cookie")
+		cookie, _, _ := strings.Cut(set, ";")
+		if !strings.HasPrefix(cookie, "afftrack_1=") {
+			t.Fatalf("Set-Cookie %q", set)
+		}
+		r := e.click("/t/px/1?orderid=px-2&salevalue=15&Sku=A&Quantity=2&ItemSaleValue=10.50&Category=Shoes"+
+			"&Sku=B&Quantity=1&ItemSaleValue=4.50&Category=Hats", "Cookie", cookie)
+		checkPixel(t, r)
+		tx := e.findTransaction("px-2")
+		if tx == nil {
+			t.Fatal("the pixel's conversion was not stored")
+		}
+		if tx.TrackingMethod != "Cookie" || tx.AffiliateId != 1 || tx.SaleValue != "15.0000" || tx.CreativeType != "Text Link" {
+			t.Errorf("transaction %+v", tx)
+		}
+		if len(tx.Items) != 2 ||
+			tx.Items[0].Sku != "A" || tx.Items[0].Quantity != 2 || tx.Items[0].SaleValue != "10.50" || tx.Items[0].Category != "Shoes" ||
+			tx.Items[1].Sku != "B" || tx.Items[1].Quantity != 1 || tx.Items[1].SaleValue != "4.50" || tx.Items[1].Category != "Hats" {
+			t.Errorf("items %+v, want A x2 10.50 Shoes, B x1 4.50 Hats", tx.Items)
+		}
+	})
+
+	t.Run("items alone give the SaleValue", func(t *testing.T) {
+		id := e.creditedClick("/t/1/t/1")
+		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-3&Sku=A&ItemSaleValue=7&Sku=B&ItemSaleValue=3"))
+		if tx := e.findTransaction("px-3"); tx == nil || tx.SaleValue != "10.0000" || len(tx.Items) != 2 {
+			t.Errorf("transaction %+v, want SaleValue 10.0000 from two items", tx)
+		}
+	})
+
+	t.Run("the query's ClickId wins over the cookie", func(t *testing.T) {
+		id := e.creditedClick("/t/1/t/1")
+		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-4&SaleValue=5",
+			"Cookie", "afftrack_1=ffffffffffffffffffffffffffffffff"))
+		if tx := e.findTransaction("px-4"); tx == nil {
+			t.Error("not stored")
+		}
+	})
+
+	id := e.creditedClick("/t/1/t/1")
+	for _, tt := range []struct {
+		name, path, order string
+		header            []string
+	}{
+		{"no OrderId", "/t/px/1?ClickId=" + id + "&SaleValue=10", "", nil},
+		{"a bad SaleValue", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-1&SaleValue=abc", "px-bad-1", nil},
+		{"an unknown click", "/t/px/1?ClickId=0123456789abcdef0123456789abcdef&OrderId=px-bad-2&SaleValue=10", "px-bad-2", nil},
+		{"no click at all", "/t/px/1?OrderId=px-bad-3&SaleValue=10", "px-bad-3", nil},
+		{"a cookie of another merchant", "/t/px/1?OrderId=px-bad-4&SaleValue=10", "px-bad-4", []string{"Cookie", "afftrack_2=" + id}},
+		{"a bad ClickId", "/t/px/1?ClickId=nothex&OrderId=px-bad-5&SaleValue=10", "px-bad-5", nil},
+		{"an item's Quantity 0", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-6&Sku=A&Quantity=0&ItemSaleValue=1", "px-bad-6", nil},
+		{"a non-numeric merchant", "/t/px/abc?ClickId=" + id + "&OrderId=px-bad-7&SaleValue=10", "px-bad-7", nil},
+		{"an unknown merchant", "/t/px/999?ClickId=" + id + "&OrderId=px-bad-8&SaleValue=10", "", nil},
+		{"a huge merchant id", "/t/px/99999999999999999999?OrderId=x", "", nil},
+		{"garbage in the query", "/t/px/1?%zz=%zz&OrderId=" + url.QueryEscape("\x00") + "&SaleValue=1e400", "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checkPixel(t, e.click(tt.path, tt.header...))
+			if tt.order != "" {
+				if n := e.transactionCount(tt.order); n != 0 {
+					t.Errorf("%d transactions stored for a bad pixel", n)
+				}
+			}
+		})
+	}
+	t.Run("HEAD", func(t *testing.T) {
+		r := e.do(http.MethodHead, "/t/px/1", nil)
+		if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/gif" {
+			t.Errorf("HEAD: %d %q", r.StatusCode, r.Header.Get("Content-Type"))
+		}
+	})
+}

@@ -1,0 +1,42 @@
+package afftrack
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// TextProblem returns the byte offset of the first part of s that a
+// stored text field cannot keep and show, or -1: invalid UTF-8 (which
+// PostgreSQL refuses), NUL and the other control characters but tab, CR
+// and LF, U+FFFE and U+FFFF (which XML 1.0 cannot carry).
+func TextProblem(s string) int {
+	for i, c := range s {
+		switch {
+		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			return i
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0xFFFE, c == 0xFFFF:
+			return i
+		}
+	}
+	return -1
+}
+
+// CleanText returns s with every part TextProblem finds replaced by
+// U+FFFD: for text a client only hints at, such as a Referer or an
+// affiliate's sub-id, which is kept rather than refused.
+func CleanText(s string) string {
+	if TextProblem(s) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		switch {
+		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
+			c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0xFFFE, c == 0xFFFF:
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}

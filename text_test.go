@@ -1,0 +1,31 @@
+package afftrack_test
+
+import (
+	"testing"
+
+	"github.com/afftrack/afftrack"
+)
+
+func TestText(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, clean string
+		at              int
+	}{
+		{"plain text is kept", "Grüße, tab\there", "Grüße, tab\there", -1},
+		{"a replacement character already there is fine", "a\uFFFDb", "a\uFFFDb", -1},
+		{"a NUL is a problem", "a\x00b", "a\uFFFDb", 1},
+		{"invalid UTF-8 is a problem", "ab\xffc", "ab\uFFFDc", 2},
+		{"a truncated multi-byte character is a problem", "x\xc3", "x\uFFFD", 1},
+		{"an escape character is a problem", "\x1b[31m", "\uFFFD[31m", 0},
+		{"U+FFFF is a problem", "a\uFFFF", "a\uFFFD", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := afftrack.TextProblem(tc.in); got != tc.at {
+				t.Errorf("TextProblem(%q) = %d, want %d", tc.in, got, tc.at)
+			}
+			if got := afftrack.CleanText(tc.in); got != tc.clean {
+				t.Errorf("CleanText(%q) = %q, want %q", tc.in, got, tc.clean)
+			}
+		})
+	}
+}
