@@ -131,6 +131,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
 		return err
 	}
+	if err := db.CheckCurrency(ctx, cfg.Currency); err != nil {
+		return err
+	}
 	if cfg.Demo {
 		if err := loadDemo(ctx, db, loc, env); err != nil {
 			return err

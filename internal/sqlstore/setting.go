@@ -18,21 +18,49 @@ const settingTimeZone = "time_zone"
 // under another would shift every one of them. A mismatch is an EINVALID
 // error that names both zones.
 func (db *DB) CheckTimeZone(ctx context.Context, name string) error {
-	if _, err := db.sql.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING`, settingTimeZone, name); err != nil {
+	stored, err := db.recordSetting(ctx, settingTimeZone, name)
+	if err != nil {
 		return fmt.Errorf("record time zone: %w", err)
 	}
-	var stored string
-	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, settingTimeZone).Scan(&stored)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("read time zone: the setting vanished")
-	case err != nil:
-		return fmt.Errorf("read time zone: %w", err)
-	case stored != name:
+	if stored != name {
 		return afftrack.Errorf(afftrack.EINVALID,
 			"the database was created for time zone %s; --timezone %s would shift every datetime (run with --timezone %s)",
 			stored, name, stored)
 	}
 	return nil
+}
+
+// settingCurrency is the settings row of the network's currency.
+const settingCurrency = "currency"
+
+// CheckCurrency records code as the network's currency if the database
+// has none yet, and otherwise checks that it is the one recorded: every
+// stored amount is in that currency, so serving under another would
+// misstate all of them. A mismatch is an EINVALID error naming both.
+func (db *DB) CheckCurrency(ctx context.Context, code string) error {
+	stored, err := db.recordSetting(ctx, settingCurrency, code)
+	if err != nil {
+		return fmt.Errorf("record currency: %w", err)
+	}
+	if stored != code {
+		return afftrack.Errorf(afftrack.EINVALID,
+			"the database's amounts are in %s; --currency %s would misstate every one of them (run with --currency %s)",
+			stored, code, stored)
+	}
+	return nil
+}
+
+// recordSetting stores value as the setting's unless one is stored, and
+// returns the stored one. Two processes racing both read the first.
+func (db *DB) recordSetting(ctx context.Context, name, value string) (string, error) {
+	if _, err := db.sql.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING`, name, value); err != nil {
+		return "", err
+	}
+	var stored string
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", errors.New("the setting vanished")
+	}
+	return stored, err
 }

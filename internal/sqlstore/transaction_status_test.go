@@ -113,3 +113,17 @@ func TestCheckTimeZone(t *testing.T) {
 			"the database was created for time zone Australia/Sydney; --timezone Europe/Paris would shift every datetime (run with --timezone Australia/Sydney)")
 	})
 }
+
+func TestCheckCurrency(t *testing.T) {
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		if err := db.CheckCurrency(ctx, "NZD"); err != nil {
+			t.Fatalf("first use: %v", err)
+		}
+		if err := db.CheckCurrency(ctx, "NZD"); err != nil {
+			t.Fatalf("same currency again: %v", err)
+		}
+		wantError(t, db.CheckCurrency(ctx, "AUD"), afftrack.EINVALID,
+			"the database's amounts are in NZD; --currency AUD would misstate every one of them (run with --currency NZD)")
+	})
+}
