@@ -25,18 +25,20 @@ type baseline struct {
 // port. The handler does what any handler must (set a header, write the
 // body) and nothing else.
 func startBaseline(body []byte, contentType string) (*baseline, error) {
+	return serveBaseline(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Write(body)
+	}))
+}
+
+// serveBaseline serves h on a free loopback port.
+func serveBaseline(h http.Handler) (*baseline, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	b := &baseline{
-		srv: &http.Server{
-			Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				w.Header().Set("Content-Type", contentType)
-				w.Write(body)
-			}),
-			ReadHeaderTimeout: 10 * time.Second,
-		},
+		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
 		url:  "http://" + ln.Addr().String() + "/",
 		done: make(chan error, 1),
 	}

@@ -195,9 +195,40 @@ func (b *bench) prepare(ctx context.Context) (backends []backend, cleanup func()
 	return backends, cleanup, nil
 }
 
-// measureBackend serves the backend's database and measures every
-// scenario and format on it.
+// measureBackend measures every scenario --only asks for on the
+// backend: the reads, then the tracking scenarios.
 func (b *bench) measureBackend(ctx context.Context, be backend) error {
+	if b.wantsReads(be) {
+		if err := b.measureReads(ctx, be); err != nil {
+			return err
+		}
+	}
+	return b.measureTracking(ctx, be)
+}
+
+// wantsReads reports whether --only asks for any of the read scenarios,
+// so that a run of the tracking scenarios alone draws no samples and
+// starts no server for them.
+func (b *bench) wantsReads(be backend) bool {
+	if b.cfg.Only == nil || b.cfg.Prest != "" && be.Name == "postgres" {
+		return true
+	}
+	if b.wants("lookup by random id, default rate limits JSON " + be.Name) {
+		return true
+	}
+	for _, sc := range scenarios(b.summary, &samples{}) {
+		for _, f := range formats {
+			if b.wants(sc.Name + " " + f.Name + " " + be.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// measureReads serves the backend's database and measures every read
+// scenario and format on it.
+func (b *bench) measureReads(ctx context.Context, be backend) error {
 	srv, err := startServer(ctx, b.bin, be.DSN, filepath.Join(b.dir, "serve-"+be.Name+".log"), false)
 	if err != nil {
 		return err
@@ -211,7 +242,7 @@ func (b *bench) measureBackend(ctx context.Context, be backend) error {
 	for _, sc := range scenarios(b.summary, smp) {
 		for _, f := range formats {
 			name := sc.Name + " " + f.Name + " " + be.Name
-			if b.cfg.Only != nil && !b.cfg.Only.MatchString(name) {
+			if !b.wants(name) {
 				continue
 			}
 			fmt.Fprintln(b.progress, "load: measuring", name)
@@ -234,7 +265,7 @@ func (b *bench) measureBackend(ctx context.Context, be backend) error {
 		return err
 	}
 	name := "lookup by random id, default rate limits JSON " + be.Name
-	if b.cfg.Only != nil && !b.cfg.Only.MatchString(name) {
+	if !b.wants(name) {
 		return nil
 	}
 	fmt.Fprintln(b.progress, "load: measuring", name)

@@ -13,6 +13,11 @@
 // serves each backend with the default rate limits and drives random
 // lookups over every merchant's key, and, with --prest, measures pREST
 // beside afftrack on PostgreSQL's random lookups under 32 connections.
+// Last come the tracking scenarios (tracking.go): click redirects of
+// random credited links against a bare handler answering the same 302,
+// and conversions of many merchants against a bare handler committing one
+// row per request to the same database, each checked against what the
+// database holds after the run.
 //
 // It listens on loopback only, bounds every run, and stops by itself.
 package main

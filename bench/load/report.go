@@ -24,6 +24,8 @@ type row struct {
 	Note                      string   // what went wrong, if anything
 	Limited                   bool     // under the default rate limits: 429s are expected, not failures
 	Profile                   []string // perf's hottest functions, with --perf
+	Check                     string   // what a write scenario found stored after its run
+	CheckFailed               bool     // the check found answers with nothing stored behind them
 }
 
 // ratio is afftrack's requests/s as a fraction of the baseline's.
@@ -40,7 +42,7 @@ func (r row) verdict() string {
 	switch {
 	case r.Limited:
 		return fmt.Sprintf("%d of %d refused", r.Afftrack.Non2xx, r.Afftrack.Requests)
-	case r.Afftrack.failed() || r.Baseline.failed():
+	case r.Afftrack.failed() || r.Baseline.failed() || r.CheckFailed:
 		return "FAILED"
 	case r.Target == 0:
 		return "-"
@@ -97,6 +99,11 @@ func (rep *report) writeText(w io.Writer) {
 	}
 	tw.Flush()
 	for _, r := range rep.rows {
+		if r.Check != "" {
+			fmt.Fprintf(w, "\n%s %s %s: %s\n", r.Scenario, r.Format, r.Backend, r.Check)
+		}
+	}
+	for _, r := range rep.rows {
 		if r.Note != "" {
 			fmt.Fprintf(w, "\n%s %s %s: %s\n", r.Scenario, r.Format, r.Backend, r.Note)
 		}
@@ -143,6 +150,11 @@ func (rep *report) markdown() string {
 	b.WriteString("\n")
 	for _, r := range rep.rows {
 		b.WriteString("| " + strings.Join(r.cells(), " | ") + " |\n")
+	}
+	for _, r := range rep.rows {
+		if r.Check != "" {
+			fmt.Fprintf(&b, "\n%s %s %s: %s\n", r.Scenario, r.Format, r.Backend, r.Check)
+		}
 	}
 	for _, r := range rep.rows {
 		if r.Note != "" {
