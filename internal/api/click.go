@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/x-way/crawlerdetect"
-
 	"github.com/afftrack/afftrack"
 )
 
@@ -56,7 +54,7 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			trackingPage(w, http.StatusNotFound, "This tracking link leads nowhere.")
 			return
 		}
-		bot := crawlerdetect.IsCrawler(r.UserAgent())
+		bot := s.crawlers.isCrawler(r.UserAgent())
 		c := afftrack.Click{
 			ID:           afftrack.NewClickID(),
 			Time:         afftrack.WallClock(s.clock(), s.location()),

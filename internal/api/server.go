@@ -172,6 +172,7 @@ type Server struct {
 	handler                 http.Handler
 	lists                   chan struct{} // a slot per list streamed at once; nil for no bound
 	authFailures            *failureBudget
+	crawlers                crawlers
 }
 
 // NewServer returns a server for the given services. clock stamps the

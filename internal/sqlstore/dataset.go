@@ -169,6 +169,11 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 		im.summary.Coupons += len(d.Coupons)
 		im.summary.CurrencyRates += len(d.CurrencyRates)
 	}
+	if im.summary.Transactions > 0 {
+		if err := s.db.dialect.syncTransactionIDs(ctx, tx); err != nil {
+			return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
+		}
+	}
 	if bulk != nil {
 		for _, q := range bulk.finish {
 			if _, err := tx.ExecContext(ctx, q); err != nil {

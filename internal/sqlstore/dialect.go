@@ -148,6 +148,42 @@ type dialect interface {
 	// the DB prepares and holds, which pays where the driver parses every
 	// query anew.
 	prepares() bool
+
+	// nextTransactionID returns the id of a transaction the network
+	// creates, inside the write transaction tx.
+	nextTransactionID(ctx context.Context, tx *sql.Tx) (int64, error)
+
+	// syncTransactionIDs moves what nextTransactionID hands out past the
+	// ids an import wrote, in the import's transaction.
+	syncTransactionIDs(ctx context.Context, tx *sql.Tx) error
+}
+
+// nextTransactionID on SQLite is MAX(id)+1: a write transaction holds the
+// database's one write lock from BEGIN, so no other can take the same id,
+// and the maximum of the rowid is its B-tree's last entry.
+func (sqliteDialect) nextTransactionID(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM transactions`).Scan(&id)
+	return id, err
+}
+
+func (sqliteDialect) syncTransactionIDs(context.Context, *sql.Tx) error { return nil }
+
+// nextTransactionID on PostgreSQL takes the sequence's next value (migration
+// 0007): concurrent write transactions each get their own at once, where
+// MAX(id)+1 would give them the same and make all but one fail.
+func (postgresDialect) nextTransactionID(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT nextval('transaction_ids')`).Scan(&id)
+	return id, err
+}
+
+// syncTransactionIDs sets the sequence past the largest id stored, unless
+// it is past it already.
+func (postgresDialect) syncTransactionIDs(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT setval('transaction_ids',
+		GREATEST((SELECT COALESCE(MAX(id), 0) FROM transactions) + 1, nextval('transaction_ids')), false)`)
+	return err
 }
 
 // sqliteDialect is the dialect of modernc.org/sqlite.

@@ -105,6 +105,31 @@ func writeProgram(ctx context.Context, q queryer, p *afftrack.Program) error {
 
 // loadProgram reads the merchant's program, or nil if it has none.
 func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
+	p, err := loadProgramTerms(ctx, q, merchantID)
+	if p == nil || err != nil {
+		return p, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT host FROM program_domains WHERE merchant_id = $1 ORDER BY host`, merchantID)
+	if err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var host string
+		if err := rows.Scan(&host); err != nil {
+			return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+		}
+		p.AllowedDomains = append(p.AllowedDomains, host)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+	}
+	return p, nil
+}
+
+// loadProgramTerms reads what a conversion needs of the merchant's
+// program: all but its deep-link hosts. Nil if it has none.
+func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
 	p := &afftrack.Program{MerchantID: merchantID}
 	var pct, flat sql.Null[int64]
 	var fee int64
@@ -121,24 +146,7 @@ func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Pr
 	p.Commission.Flat = moneyOf(flat)
 	p.OverrideFeePercent = afftrack.Percent(fee)
 
-	rows, err := q.QueryContext(ctx, `SELECT host FROM program_domains WHERE merchant_id = $1 ORDER BY host`, merchantID)
-	if err != nil {
-		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
-	}
-	for rows.Next() {
-		var host string
-		if err := rows.Scan(&host); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
-		}
-		p.AllowedDomains = append(p.AllowedDomains, host)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
-	}
-
-	rows, err = q.QueryContext(ctx, `SELECT percent, flat, affiliate_id, category, customer_type
+	rows, err := q.QueryContext(ctx, `SELECT percent, flat, affiliate_id, category, customer_type
 	FROM program_rules WHERE merchant_id = $1 ORDER BY position`, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)

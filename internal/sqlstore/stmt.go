@@ -83,6 +83,15 @@ func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return db.sql.QueryRowContext(ctx, query, args...)
 }
 
+// lookup returns the statement of query if it is prepared, else nil; it
+// never prepares, so it needs no connection.
+func (c *stmtCache) lookup(query string) *sql.Stmt {
+	if st, ok := c.stmts.Load(query); ok {
+		return st.(*sql.Stmt)
+	}
+	return nil
+}
+
 // close closes every prepared statement and stops preparing more.
 func (c *stmtCache) close() {
 	c.mu.Lock()
