@@ -69,25 +69,32 @@ func (s *ClickService) WriteClicks(ctx context.Context, clicks []afftrack.Click)
 	return nil
 }
 
-// findClick returns the click with the id, or nil.
-func findClick(ctx context.Context, q queryer, id string) (*afftrack.Click, error) {
+// findClick returns the click with the id and, for a banner's, the
+// banner's name (which a conversion it credits records), or nil.
+func findClick(ctx context.Context, q queryer, id string) (*afftrack.Click, afftrack.Null[string], error) {
 	c := &afftrack.Click{}
 	var created int64
 	var creativeType int64
 	var creativeID sql.Null[int64]
-	err := q.QueryRowContext(ctx, `SELECT `+clickColumnList+` FROM clicks WHERE id = $1`, id).Scan(
+	var banner sql.Null[string]
+	err := q.QueryRowContext(ctx, `SELECT c.id, c.created, c.merchant_id, c.affiliate_id, c.creative_type,
+		c.creative_id, c.referer, c.ip_hash, c.country_code, c.country_name, c.bot, c.credited,
+		c.unique_id, c.unique_id2, c.unique_id3, c.unique_id4, b.name
+	FROM clicks c
+	LEFT JOIN banners b ON b.id = c.creative_id
+	WHERE c.id = $1`, id).Scan(
 		&c.ID, &created, &c.MerchantID, &c.AffiliateID, &creativeType, &creativeID, &c.Referer, &c.IPHash,
 		&c.CountryCode, &c.CountryName, &c.Bot, &c.Credited,
-		&c.UniqueIDs[0], &c.UniqueIDs[1], &c.UniqueIDs[2], &c.UniqueIDs[3])
+		&c.UniqueIDs[0], &c.UniqueIDs[1], &c.UniqueIDs[2], &c.UniqueIDs[3], &banner)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, afftrack.Null[string]{}, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("find click: %w", err)
+		return nil, afftrack.Null[string]{}, fmt.Errorf("find click: %w", err)
 	}
 	c.Time = fromMillis(created)
 	c.CreativeType = afftrack.CreativeType(creativeType)
 	c.CreativeID = fromNull(creativeID)
-	return c, nil
+	return c, fromNull(banner), nil
 }
 
 // FindLink returns what a redirect needs to know about link k.

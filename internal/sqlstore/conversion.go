@@ -93,8 +93,9 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 		return nil, false, err
 	}
 	var click *afftrack.Click
+	var bannerName afftrack.Null[string]
 	if c.ClickID != "" {
-		if click, err = findClick(ctx, q, c.ClickID); err != nil {
+		if click, bannerName, err = findClick(ctx, q, c.ClickID); err != nil {
 			return nil, false, err
 		}
 	}
@@ -107,14 +108,8 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 	if sale.Membership, names, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
 		return nil, false, err
 	}
-	if credit.CreativeType == afftrack.CreativeTypeBanner && credit.CreativeID.Valid {
-		var name string
-		err := q.QueryRowContext(ctx, `SELECT name FROM banners WHERE id = $1`, credit.CreativeID.Value).Scan(&name)
-		if err == nil {
-			sale.Credit.CreativeName = afftrack.Some(name)
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return nil, false, fmt.Errorf("record conversion: %w", err)
-		}
+	if credit.CreativeType == afftrack.CreativeTypeBanner {
+		sale.Credit.CreativeName = bannerName
 	}
 	if c.CurrencyCode != s.currency {
 		rate, ok, err := latestRate(ctx, q, c.CurrencyCode, now)
