@@ -124,6 +124,7 @@ type Account struct {
 	Ref       AccountRef
 	Status    AccountStatus
 	RateLimit RateLimit
+	KeyID     string // the public id of the key used, for the history of what it changes
 }
 
 // Key is an API key's record. The secret itself is never stored; only its

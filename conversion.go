@@ -26,6 +26,9 @@ type Conversion struct {
 	CustomerCountryCode string // ISO 3166 alpha-3 (or ""), as given
 	Items               []ConversionItem
 	Pixel               bool // reported by the pixel: a click credits it as Cookie, not Server
+	// Actor is who reported it, for the transaction's history; not
+	// content, like Pixel.
+	Actor Actor
 }
 
 // ConversionItem is one line of a reported cart: SaleValue is the line's

@@ -1,8 +1,10 @@
 package afftrack
 
 import (
+	"context"
 	"net/url"
 	"regexp"
+	"time"
 )
 
 // MaxNotificationURLLength bounds an affiliate's NotificationUrl template.
@@ -26,4 +28,39 @@ func ValidNotificationURL(template string) error {
 		return Errorf(EINVALID, "%q is not an absolute http or https URL (with [Shortcodes]) without user information", template)
 	}
 	return nil
+}
+
+// Notification is one call to an affiliate's NotificationUrl, kept in an
+// outbox written in the same database transaction as the change it tells
+// of, and sent at least once.
+type Notification struct {
+	ID            int64
+	AffiliateID   int64
+	TransactionID int64
+	URL           string    // the template with its shortcodes replaced
+	Created       time.Time // wall clock of the network's zone
+	Attempts      int       // calls made so far
+}
+
+// NotificationOutbox is the store side of notifications: the deliverer
+// claims what is due, calls it, and records the outcome.
+type NotificationOutbox interface {
+	// ClaimNotifications returns up to n notifications due at now (never
+	// delivered, not given up, next attempt at or before now) and moves
+	// their next attempt to now+lease, so another deliverer (another
+	// replica) does not take them meanwhile. A deliverer that dies
+	// leaves them to be claimed again when the lease ends: at least once.
+	ClaimNotifications(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Notification, error)
+
+	// NotificationDelivered records a 2xx answer.
+	NotificationDelivered(ctx context.Context, id int64, at time.Time) error
+
+	// NotificationFailed records a failed attempt: the next one at next,
+	// or none when giveUp (the notification is older than the retry
+	// window). why is kept for operators.
+	NotificationFailed(ctx context.Context, id int64, next time.Time, why string, giveUp bool) error
+
+	// NotificationCounts returns how many notifications are pending,
+	// delivered and given up, for metrics.
+	NotificationCounts(ctx context.Context) (pending, delivered, givenUp int64, err error)
 }

@@ -37,6 +37,7 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, accoun
 	if err != nil {
 		return err
 	}
+	c.Actor = afftrack.AccountActor(account)
 	t, created, err := s.recordConversion(r, c)
 	if err != nil {
 		return err

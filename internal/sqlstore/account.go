@@ -29,7 +29,7 @@ func unauthorized() error {
 }
 
 // authenticate reads the account of an unrevoked key and its limits.
-const authenticate = `SELECT k.account_kind, k.account_id,
+const authenticate = `SELECT k.id, k.account_kind, k.account_id,
 		COALESCE(m.status, a.status),
 		COALESCE(m.rate_per_minute, a.rate_per_minute),
 		COALESCE(m.rate_per_day, a.rate_per_day),
@@ -43,8 +43,9 @@ const authenticate = `SELECT k.account_kind, k.account_id,
 // in one index probe and two primary-key joins, as it runs on every call.
 func (s *AccountService) Authenticate(ctx context.Context, keyHash string) (*afftrack.Account, error) {
 	var kind, id int64
+	var keyID string
 	var status, perMinute, perDay, concurrent sql.Null[int64]
-	err := s.db.queryRow(ctx, authenticate, keyHash, int64(afftrack.KindMerchant), int64(afftrack.KindAffiliate)).Scan(&kind, &id, &status, &perMinute, &perDay, &concurrent)
+	err := s.db.queryRow(ctx, authenticate, keyHash, int64(afftrack.KindMerchant), int64(afftrack.KindAffiliate)).Scan(&keyID, &kind, &id, &status, &perMinute, &perDay, &concurrent)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized()
 	} else if err != nil {
@@ -56,6 +57,7 @@ func (s *AccountService) Authenticate(ctx context.Context, keyHash string) (*aff
 	return &afftrack.Account{
 		Ref:    afftrack.AccountRef{Kind: afftrack.AccountKind(kind), ID: id},
 		Status: afftrack.AccountStatus(status.V),
+		KeyID:  keyID,
 		RateLimit: afftrack.RateLimit{
 			PerMinute: fromNull(perMinute), PerDay: fromNull(perDay), Concurrent: fromNull(concurrent),
 		},

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -41,6 +42,10 @@ func TestAuthenticate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if !strings.HasPrefix(got.KeyID, "k_") {
+					t.Errorf("KeyID = %q, want the key's public id", got.KeyID)
+				}
+				got.KeyID = "" // random, checked above
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("account (-want +got):\n%s", diff)
 				}

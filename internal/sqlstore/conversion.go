@@ -27,6 +27,17 @@ func NewConversionService(db *DB, currency string, now func() time.Time) *Conver
 	return &ConversionService{db: db, now: now, currency: currency}
 }
 
+// actor is who reported c, for its transaction's history.
+func (s *ConversionService) actor(c *afftrack.Conversion) afftrack.Actor {
+	if c.Pixel {
+		return afftrack.Actor(fmt.Sprintf("merchant:%d pixel", c.MerchantID))
+	}
+	if c.Actor != "" {
+		return c.Actor
+	}
+	return afftrack.Actor(fmt.Sprintf("merchant:%d", c.MerchantID))
+}
+
 // conversionAttempts bounds the retries of a conversion that lost a race
 // for its transaction id (or its OrderId) to a concurrent one.
 const conversionAttempts = 8
@@ -143,6 +154,14 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 	if _, err := q.ExecContext(ctx, `INSERT INTO conversions (merchant_id, order_id, transaction_id, fingerprint)
 	VALUES ($1, $2, $3, $4)`, c.MerchantID, c.OrderID, t.ID, fingerprint); err != nil {
 		return nil, false, fmt.Errorf("record conversion: %w", err)
+	}
+	created := afftrack.TransactionEvent{TransactionID: t.ID, At: now, Actor: s.actor(c), To: t.Status2,
+		ToSaleValue: t.SaleValue, ToCommission: t.Commission, Reason: "conversion " + credit.Method.String()}
+	if err := insertEvents(ctx, q, s.db.dialect, []afftrack.TransactionEvent{created}); err != nil {
+		return nil, false, err
+	}
+	if err := enqueueNotifications(ctx, q, s.db.dialect, []int64{t.ID}, now); err != nil {
+		return nil, false, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, false, fmt.Errorf("record conversion: commit: %w", err)

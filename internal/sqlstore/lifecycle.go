@@ -1,0 +1,264 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.LifecycleService = (*LifecycleService)(nil)
+
+// LifecycleService implements afftrack.LifecycleService.
+type LifecycleService struct {
+	db *DB
+	// currency is the network's, whose amounts need no rate.
+	currency string
+	// now gives the network's wall clock, for the merchant's validations.
+	now func() time.Time
+}
+
+// NewLifecycleService returns a LifecycleService on db for a network in
+// currency; now gives the network's wall clock.
+func NewLifecycleService(db *DB, currency string, now func() time.Time) *LifecycleService {
+	return &LifecycleService{db: db, currency: currency, now: now}
+}
+
+// lifecycleBatch is how many transactions one database transaction of
+// the scheduled work changes, so a backlog of a million is not one lock
+// held for minutes.
+const lifecycleBatch = 500
+
+// changed is a transaction a guarded UPDATE changed, as RETURNING gives it.
+type changed struct {
+	id, merchantID   int64
+	sale, commission afftrack.Money
+}
+
+// transition moves the transactions among ids that are still in from to
+// to, with one guarded UPDATE (concurrent runs cannot both change one),
+// records each change and enqueues its notification, all in q's
+// transaction. It returns the transactions it changed.
+func (s *LifecycleService) transition(ctx context.Context, q queryer, ids []int64, from, to afftrack.TransactionStatus2,
+	actor afftrack.Actor, reason string, now time.Time) ([]changed, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := append([]any{int64(to), toMillis(now), int64(from)}, idList(ids)...)
+	rows, err := q.QueryContext(ctx, `UPDATE transactions SET status2 = $1, date_modified = $2
+	WHERE status2 = $3 AND id IN `+placeholdersFrom(4, len(ids))+`
+	RETURNING id, merchant_id, sale_value, commission`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var done []changed
+	for rows.Next() {
+		var c changed
+		var sale, commission int64
+		if err := rows.Scan(&c.id, &c.merchantID, &sale, &commission); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.sale, c.commission = afftrack.Money(sale), afftrack.Money(commission)
+		done = append(done, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	events := make([]afftrack.TransactionEvent, len(done))
+	changedIDs := make([]int64, len(done))
+	for i, c := range done {
+		events[i] = afftrack.TransactionEvent{TransactionID: c.id, At: now, Actor: actor, From: from, To: to,
+			FromSaleValue: c.sale, ToSaleValue: c.sale, FromCommission: c.commission, ToCommission: c.commission,
+			Reason: reason}
+		changedIDs[i] = c.id
+	}
+	if err := insertEvents(ctx, q, s.db.dialect, events); err != nil {
+		return nil, err
+	}
+	return done, enqueueNotifications(ctx, q, s.db.dialect, changedIDs, now)
+}
+
+// LockDue locks the Pending transactions whose ValidationDate has come, a
+// batch per database transaction, and approves those of prepaid programs
+// in the same one.
+func (s *LifecycleService) LockDue(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		n, more, err := s.lockBatch(ctx, now)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+	}
+}
+
+// lockBatch locks one batch. more is true when the batch was full: there
+// may be more due, even if another replica took some of this one.
+func (s *LifecycleService) lockBatch(ctx context.Context, now time.Time) (n int, more bool, err error) {
+	tx, err := s.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+	}
+	defer rollback(tx)
+	ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE status2 = $1 AND validation_date <= $2
+	ORDER BY validation_date, id LIMIT $3`, int64(afftrack.Status2Pending), toMillis(now), lifecycleBatch)
+	if err != nil {
+		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+	}
+	locked, err := s.transition(ctx, tx, ids, afftrack.Status2Pending, afftrack.Status2Locked, afftrack.ActorLifecycle,
+		"validation date reached", now)
+	if err != nil {
+		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+	}
+	if err := s.approvePrepaid(ctx, tx, locked, now); err != nil {
+		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, false, fmt.Errorf("lock due transactions: commit: %w", err)
+	}
+	return len(locked), len(ids) == lifecycleBatch, nil
+}
+
+// approvePrepaid approves at once the just-locked transactions of
+// merchants whose programs are prepaid.
+func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked []changed, now time.Time) error {
+	merchants := map[int64]bool{}
+	for _, c := range locked {
+		merchants[c.merchantID] = false
+	}
+	if len(merchants) == 0 {
+		return nil
+	}
+	list := make([]int64, 0, len(merchants))
+	for m := range merchants {
+		list = append(list, m)
+	}
+	prepaid, err := selectIDs(ctx, q, `SELECT merchant_id FROM programs WHERE prepaid AND merchant_id IN `+
+		placeholdersFrom(1, len(list)), idList(list)...)
+	if err != nil {
+		return err
+	}
+	for _, m := range prepaid {
+		merchants[m] = true
+	}
+	var ids []int64
+	for _, c := range locked {
+		if merchants[c.merchantID] {
+			ids = append(ids, c.id)
+		}
+	}
+	_, err = s.transition(ctx, q, ids, afftrack.Status2Locked, afftrack.Status2Approved, afftrack.ActorLifecycle,
+		"prepaid program", now)
+	return err
+}
+
+// Release approves the merchant's Locked transactions created before
+// until, in batches.
+func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until afftrack.Null[time.Time],
+	actor afftrack.Actor, now time.Time) (int, error) {
+	var exists int64
+	if err := s.db.sql.QueryRowContext(ctx, countMerchant, merchantID).Scan(&exists); err != nil {
+		return 0, fmt.Errorf("release: %w", err)
+	} else if exists == 0 {
+		return 0, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", merchantID)
+	}
+	end := int64(1<<62 - 1)
+	if until.Valid {
+		end = toMillis(until.Value)
+	}
+	total := 0
+	for {
+		tx, err := s.db.sql.BeginTx(ctx, nil)
+		if err != nil {
+			return total, fmt.Errorf("release: %w", err)
+		}
+		ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE merchant_id = $1 AND status2 = $2
+		AND date_created < $3 ORDER BY id LIMIT $4`, merchantID, int64(afftrack.Status2Locked), end, lifecycleBatch)
+		if err == nil {
+			var done []changed
+			done, err = s.transition(ctx, tx, ids, afftrack.Status2Locked, afftrack.Status2Approved, actor,
+				"released: the network has the merchant's money", now)
+			total += len(done)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		rollback(tx)
+		if err != nil {
+			return total, fmt.Errorf("release: %w", err)
+		}
+		if len(ids) < lifecycleBatch {
+			return total, nil
+		}
+	}
+}
+
+// Void voids a Pending, Locked or Approved transaction for the network.
+func (s *LifecycleService) Void(ctx context.Context, id int64, reason afftrack.VoidReason, actor afftrack.Actor,
+	now time.Time) error {
+	if reason == 0 {
+		return afftrack.Errorf(afftrack.EINVALID, "a reason is required; use one of %s", afftrack.VoidReasonNames())
+	}
+	tx, err := s.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("void transaction %d: %w", id, err)
+	}
+	defer rollback(tx)
+	var status, sale, commission int64
+	err = tx.QueryRowContext(ctx, `SELECT status2, sale_value, commission FROM transactions WHERE id = $1`, id).
+		Scan(&status, &sale, &commission)
+	if errors.Is(err, sql.ErrNoRows) {
+		return afftrack.Errorf(afftrack.ENOTFOUND, "transaction %d not found", id)
+	} else if err != nil {
+		return fmt.Errorf("void transaction %d: %w", id, err)
+	}
+	from := afftrack.TransactionStatus2(status)
+	switch from {
+	case afftrack.Status2Pending, afftrack.Status2Locked, afftrack.Status2Approved:
+	default:
+		return afftrack.Errorf(afftrack.ECONFLICT, "transaction %d is %s; only a Pending, Locked or Approved one can be voided", id, from)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE transactions SET status2 = $1, void_reason = $2, date_modified = $3
+	WHERE id = $4 AND status2 = $5`, int64(afftrack.Status2Void), int64(reason), toMillis(now), id, int64(from))
+	if err != nil {
+		return fmt.Errorf("void transaction %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("void transaction %d: %w", id, err)
+	} else if n == 0 {
+		return afftrack.Errorf(afftrack.ECONFLICT, "transaction %d changed meanwhile; try again", id)
+	}
+	ev := afftrack.TransactionEvent{TransactionID: id, At: now, Actor: actor, From: from, To: afftrack.Status2Void,
+		FromSaleValue: afftrack.Money(sale), ToSaleValue: afftrack.Money(sale),
+		FromCommission: afftrack.Money(commission), ToCommission: afftrack.Money(commission), Reason: reason.String()}
+	if err := insertEvents(ctx, tx, s.db.dialect, []afftrack.TransactionEvent{ev}); err != nil {
+		return err
+	}
+	if err := enqueueNotifications(ctx, tx, s.db.dialect, []int64{id}, now); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// selectIDs runs a query of one integer column.
+func selectIDs(ctx context.Context, q queryer, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

@@ -1,0 +1,249 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+// Validate applies a merchant's validation rows, each in a database
+// transaction of its own, and returns their results in order. A row that
+// cannot be applied gets its Error and changes nothing; a failure of the
+// database stops the call, and the rows before it stay applied.
+func (s *LifecycleService) Validate(ctx context.Context, merchantID int64, actor afftrack.Actor,
+	rows []afftrack.Validation) ([]afftrack.ValidationResult, error) {
+	results := make([]afftrack.ValidationResult, len(rows))
+	for i := range rows {
+		r, err := s.validateRow(ctx, merchantID, actor, &rows[i])
+		if err != nil {
+			return nil, fmt.Errorf("validation row %d: %w", i, err)
+		}
+		results[i] = r
+	}
+	return results, nil
+}
+
+// validated is what a validation needs of the transaction a row names.
+type validated struct {
+	id, affiliateID  int64
+	orderID          string
+	status           afftrack.TransactionStatus2
+	customerType     afftrack.CustomerType
+	currency         string
+	created          time.Time
+	sale, commission afftrack.Money
+	items            int64
+}
+
+func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, actor afftrack.Actor,
+	v *afftrack.Validation) (afftrack.ValidationResult, error) {
+	res := afftrack.ValidationResult{ID: v.ID, OrderID: v.OrderID}
+	refuse := func(format string, args ...any) (afftrack.ValidationResult, error) {
+		res.Error = afftrack.Some(fmt.Sprintf(format, args...))
+		return res, nil
+	}
+	if v.Problem != "" {
+		return refuse("%s", v.Problem)
+	}
+	tx, err := s.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return res, err
+	}
+	defer rollback(tx)
+	t, problem, err := findValidated(ctx, tx, merchantID, v)
+	if err != nil {
+		return res, err
+	}
+	if problem != "" {
+		return refuse("%s", problem)
+	}
+	res.ID, res.OrderID, res.Status2 = afftrack.Some(t.id), afftrack.Some(t.orderID), t.status
+	if t.status != afftrack.Status2Pending {
+		return refuse("The transaction is %s; only a Pending transaction can be validated.", t.status)
+	}
+	now := s.now()
+	switch v.Action {
+	case afftrack.ActionApprove:
+		done, err := s.transition(ctx, tx, []int64{t.id}, afftrack.Status2Pending, afftrack.Status2Locked, actor,
+			"approved by the merchant", now)
+		if err != nil {
+			return res, err
+		}
+		if len(done) == 0 {
+			return refuse("The transaction changed meanwhile; validate it again.")
+		}
+		res.Status2 = afftrack.Status2Locked
+	case afftrack.ActionVoid:
+		if v.VoidReason == 0 {
+			return refuse("VoidReason is required to void; use one of %s.", afftrack.VoidReasonNames())
+		}
+		if err := s.voidPending(ctx, tx, t, v.VoidReason, actor, now); err != nil {
+			return res, err
+		}
+		res.Status2 = afftrack.Status2Void
+	case afftrack.ActionAmend:
+		if problem, err := s.amend(ctx, tx, merchantID, t, v, actor, now); err != nil || problem != "" {
+			if err != nil {
+				return res, err
+			}
+			return refuse("%s", problem)
+		}
+	default:
+		return refuse("Action is required; use one of %s.", afftrack.ValidationActionNames())
+	}
+	if err := tx.Commit(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// findValidated reads the transaction a row names, by Id or OrderId, or
+// says why there is none to validate.
+func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack.Validation) (*validated, string, error) {
+	const cols = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.customer_type, t.reported_currency_code,
+		t.date_created, t.sale_value, t.commission,
+		(SELECT COUNT(*) FROM transaction_items i WHERE i.transaction_id = t.id)
+	FROM transactions t `
+	var rows *sql.Rows
+	var err error
+	switch {
+	case v.ID.Valid:
+		rows, err = q.QueryContext(ctx, cols+`WHERE t.id = $1 AND t.merchant_id = $2`, v.ID.Value, merchantID)
+	case v.OrderID.Valid:
+		rows, err = q.QueryContext(ctx, cols+`WHERE t.merchant_id = $1 AND t.order_id = $2 ORDER BY t.id LIMIT 2`,
+			merchantID, v.OrderID.Value)
+	default:
+		return nil, "Id or OrderId is required.", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var found []*validated
+	for rows.Next() {
+		t := &validated{}
+		var status, ct, created, sale, commission int64
+		if err := rows.Scan(&t.id, &t.affiliateID, &t.orderID, &status, &ct, &t.currency, &created, &sale, &commission,
+			&t.items); err != nil {
+			return nil, "", err
+		}
+		t.status, t.customerType, t.created = afftrack.TransactionStatus2(status), afftrack.CustomerType(ct), fromMillis(created)
+		t.sale, t.commission = afftrack.Money(sale), afftrack.Money(commission)
+		found = append(found, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case len(found) == 0 && v.ID.Valid:
+		return nil, fmt.Sprintf("No transaction of this merchant has Id %d.", v.ID.Value), nil
+	case len(found) == 0:
+		return nil, fmt.Sprintf("No transaction of this merchant has OrderId %q.", v.OrderID.Value), nil
+	case len(found) > 1:
+		return nil, fmt.Sprintf("Several transactions of this merchant have OrderId %q; give the Id.", v.OrderID.Value), nil
+	}
+	return found[0], "", nil
+}
+
+// voidPending voids a Pending transaction for its merchant.
+func (s *LifecycleService) voidPending(ctx context.Context, q queryer, t *validated, reason afftrack.VoidReason,
+	actor afftrack.Actor, now time.Time) error {
+	if _, err := q.ExecContext(ctx, `UPDATE transactions SET status2 = $1, void_reason = $2, date_modified = $3
+	WHERE id = $4 AND status2 = $5`, int64(afftrack.Status2Void), int64(reason), toMillis(now), t.id,
+		int64(afftrack.Status2Pending)); err != nil {
+		return err
+	}
+	ev := afftrack.TransactionEvent{TransactionID: t.id, At: now, Actor: actor, From: afftrack.Status2Pending,
+		To: afftrack.Status2Void, FromSaleValue: t.sale, ToSaleValue: t.sale, FromCommission: t.commission,
+		ToCommission: t.commission, Reason: reason.String()}
+	if err := insertEvents(ctx, q, s.db.dialect, []afftrack.TransactionEvent{ev}); err != nil {
+		return err
+	}
+	return enqueueNotifications(ctx, q, s.db.dialect, []int64{t.id}, now)
+}
+
+// amend prices a Pending transaction anew (tracking.md section 4) from a
+// new SaleValue and/or Items, at the rate of its creation day and the
+// program's rules now, or says why it cannot.
+func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int64, t *validated,
+	v *afftrack.Validation, actor afftrack.Actor, now time.Time) (string, error) {
+	switch {
+	case v.AmendedReason == 0:
+		return fmt.Sprintf("AmendedReason is required to amend; use one of %s.", afftrack.AmendedReasonNames()), nil
+	case !v.SaleValue.Valid && len(v.Items) == 0:
+		return "Amend needs a new SaleValue or Items.", nil
+	case len(v.Items) == 0 && t.items > 0:
+		return "The transaction has Items: amend them (its SaleValue is their sum).", nil
+	}
+	c := &afftrack.Conversion{MerchantID: merchantID, OrderID: t.orderID, CurrencyCode: t.currency,
+		CustomerType: t.customerType, Items: v.Items}
+	var sum int64
+	for _, it := range v.Items {
+		sum += int64(it.SaleValue)
+	}
+	switch {
+	case v.SaleValue.Valid && len(v.Items) > 0 && int64(v.SaleValue.Value) != sum*100:
+		return fmt.Sprintf("SaleValue %s is not the sum of the Items' SaleValue (%s).", v.SaleValue.Value, afftrack.ItemMoney(sum)), nil
+	case v.SaleValue.Valid:
+		c.SaleValue = v.SaleValue.Value
+	default:
+		c.SaleValue = afftrack.Money(sum * 100)
+	}
+	p, err := loadProgramTerms(ctx, tx, merchantID)
+	if err != nil {
+		return "", err
+	}
+	if p == nil || !p.Commission.Pays() {
+		return "The merchant has no commission terms to price the amendment with.", nil
+	}
+	sale := afftrack.Sale{Conversion: c, Program: p, Credit: afftrack.Credit{AffiliateID: t.affiliateID},
+		NetworkCurrency: s.currency, Now: t.created}
+	if t.currency != s.currency {
+		rate, ok, err := latestRate(ctx, tx, t.currency, t.created)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return fmt.Sprintf("There is no %s rate dated on or before the transaction's creation.", t.currency), nil
+		}
+		sale.Rate = rate
+	}
+	priced, err := sale.Transaction()
+	if err != nil {
+		return afftrack.ErrorMessage(err), nil
+	}
+	priced.ID = t.id
+	var items, cacheVals []any
+	for i := range priced.Items {
+		row := itemArgs(nil, t.id, i+1, &priced.Items[i])
+		items = append(items, row...)
+		cacheVals = append(cacheVals, row[2:]...)
+	}
+	cache, err := appendItemsCache([]byte{}, cacheVals)
+	if err != nil {
+		return "", err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE transactions SET sale_value = $1, commission = $2, override_fee = $3,
+		reported_sale_value = $4, amended_reason = $5, date_modified = $6, items_cache = $7
+	WHERE id = $8 AND status2 = $9`, int64(priced.SaleValue), int64(priced.Commission), int64(priced.OverrideFee),
+		int64(priced.ReportedSaleValue), int64(v.AmendedReason), toMillis(now), cache, t.id,
+		int64(afftrack.Status2Pending)); err != nil {
+		return "", err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM transaction_items WHERE transaction_id = $1`, t.id); err != nil {
+		return "", err
+	}
+	if len(items) > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction_items (`+itemColumnList+`) VALUES `+
+			s.db.dialect.placeholders(len(priced.Items), itemColumns), items...); err != nil {
+			return "", err
+		}
+	}
+	ev := afftrack.TransactionEvent{TransactionID: t.id, At: now, Actor: actor, From: afftrack.Status2Pending,
+		To: afftrack.Status2Pending, FromSaleValue: t.sale, ToSaleValue: priced.SaleValue,
+		FromCommission: t.commission, ToCommission: priced.Commission, Reason: v.AmendedReason.String()}
+	return "", insertEvents(ctx, tx, s.db.dialect, []afftrack.TransactionEvent{ev})
+}

@@ -1,0 +1,94 @@
+package afftrack
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dateTimeLayout is the contract's datetime: milliseconds and no zone, as
+// datetimes already carry the network's wall clock. time.Format truncates
+// the fraction and pads the year to four digits, as the API's encoder does,
+// so a notification and a GET of the same transaction agree to the byte.
+const dateTimeLayout = "2006-01-02T15:04:05.000"
+
+// formatDateTime formats t as the contract's datetime,
+// YYYY-MM-DDThh:mm:ss.fff.
+func formatDateTime(t time.Time) string { return t.Format(dateTimeLayout) }
+
+// ExpandNotificationURL returns template, an affiliate's NotificationUrl,
+// with its shortcodes replaced by t's values, written as the API writes
+// them and query-escaped: [TransactionId], [MerchantId], [OrderId],
+// [SaleValue], [Commission], [Status2], [CreativeId], [UniqueId] ..
+// [UniqueId4] and [DateCreated], matched ignoring case. uniqueIDs are the
+// UniqueIds of the click the transaction came from. A null value is
+// written as nothing; other bracketed text stays as written.
+//
+// Only the values are escaped, not the template: the affiliate wrote the
+// template as the URL they want, so its own separators and
+// percent-encoding are theirs to keep, while a value ("&", "#", space)
+// must not be able to add a parameter or cut the URL short.
+func ExpandNotificationURL(template string, t *Transaction, uniqueIDs [4]string) string {
+	var b strings.Builder
+	s := template
+	for {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			break
+		}
+		// The last '[' before the ']' starts the candidate, so in
+		// "[x[OrderId]" the shortcode is still found.
+		open := strings.LastIndexByte(s[:end], '[')
+		if open < 0 {
+			b.WriteString(s[:end+1])
+			s = s[end+1:]
+			continue
+		}
+		val, ok := notificationShortcodeValue(s[open+1:end], t, &uniqueIDs)
+		if ok {
+			b.WriteString(s[:open])
+			b.WriteString(url.QueryEscape(val))
+		} else {
+			b.WriteString(s[:end+1])
+		}
+		s = s[end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// notificationShortcodeValue returns the unescaped value of the shortcode
+// named name, and whether name is one.
+func notificationShortcodeValue(name string, t *Transaction, uniqueIDs *[4]string) (string, bool) {
+	switch strings.ToLower(name) {
+	case "transactionid":
+		return strconv.FormatInt(t.ID, 10), true
+	case "merchantid":
+		return strconv.FormatInt(t.MerchantID, 10), true
+	case "orderid":
+		return t.OrderID, true
+	case "salevalue":
+		return t.SaleValue.String(), true
+	case "commission":
+		return t.Commission.String(), true
+	case "status2":
+		return t.Status2.String(), true
+	case "creativeid":
+		if !t.CreativeID.Valid {
+			return "", true
+		}
+		return strconv.FormatInt(t.CreativeID.Value, 10), true
+	case "uniqueid":
+		return uniqueIDs[0], true
+	case "uniqueid2":
+		return uniqueIDs[1], true
+	case "uniqueid3":
+		return uniqueIDs[2], true
+	case "uniqueid4":
+		return uniqueIDs[3], true
+	case "datecreated":
+		return formatDateTime(t.DateCreated), true
+	}
+	return "", false
+}

@@ -1,0 +1,126 @@
+package afftrack
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func notificationTestTransaction() *Transaction {
+	return &Transaction{
+		ID:          1234,
+		MerchantID:  77,
+		DateCreated: time.Date(2024, 1, 2, 3, 4, 5, 678_900_000, time.UTC),
+		OrderID:     "A-1",
+		SaleValue:   1_000_000,
+		Commission:  -12_345,
+		Status2:     Status2Approved,
+		CreativeID:  Some[int64](9),
+	}
+}
+
+func TestExpandNotificationURL(t *testing.T) {
+	ids := [4]string{"u1", "u2", "u3", "u4"}
+	tests := []struct {
+		name     string
+		template string
+		tx       func(*Transaction)
+		ids      [4]string
+		want     string
+	}{
+		{"a template without shortcodes is left alone", "https://a.example/p?x=1", nil, ids, "https://a.example/p?x=1"},
+		{"TransactionId is the transaction's id", "https://a.example/?t=[TransactionId]", nil, ids, "https://a.example/?t=1234"},
+		{"MerchantId is the merchant's id", "https://a.example/?m=[MerchantId]", nil, ids, "https://a.example/?m=77"},
+		{"OrderId is the order id", "https://a.example/?o=[OrderId]", nil, ids, "https://a.example/?o=A-1"},
+		{"SaleValue has four fractional digits", "https://a.example/?s=[SaleValue]", nil, ids, "https://a.example/?s=100.0000"},
+		{"a negative Commission keeps its sign and four digits", "https://a.example/?c=[Commission]", nil, ids, "https://a.example/?c=-1.2345"},
+		{"Status2 is the status name", "https://a.example/?s=[Status2]", nil, ids, "https://a.example/?s=Approved"},
+		{"CreativeId is the creative's id", "https://a.example/?c=[CreativeId]", nil, ids, "https://a.example/?c=9"},
+		{"a null CreativeId is nothing", "https://a.example/?c=[CreativeId]&x=1",
+			func(t *Transaction) { t.CreativeID = Null[int64]{} }, ids, "https://a.example/?c=&x=1"},
+		{"the four UniqueIds are the click's",
+			"https://a.example/?a=[UniqueId]&b=[UniqueId2]&c=[UniqueId3]&d=[UniqueId4]", nil, ids,
+			"https://a.example/?a=u1&b=u2&c=u3&d=u4"},
+		{"empty UniqueIds are nothing", "https://a.example/?a=[UniqueId]&d=[UniqueId4]", nil, [4]string{},
+			"https://a.example/?a=&d="},
+		{"DateCreated is the contract's datetime, escaped", "https://a.example/?d=[DateCreated]", nil, ids,
+			"https://a.example/?d=2024-01-02T03%3A04%3A05.678"},
+		{"shortcode names ignore case", "https://a.example/?t=[transactionid]&s=[STATUS2]&u=[uniqueID3]", nil, ids,
+			"https://a.example/?t=1234&s=Approved&u=u3"},
+		{"unknown bracketed text stays as written", "https://a.example/?x=[Thing]&y=[]&t=[TransactionId]", nil, ids,
+			"https://a.example/?x=[Thing]&y=[]&t=1234"},
+		{"a shortcode after a stray bracket is still found", "https://a.example/?x=[a[OrderId]]", nil, ids,
+			"https://a.example/?x=[aA-1]"},
+		{"an unclosed bracket stays as written", "https://a.example/?x=[OrderId", nil, ids,
+			"https://a.example/?x=[OrderId"},
+		{"a shortcode in the path is replaced too", "https://a.example/t/[TransactionId]/[Status2]", nil, ids,
+			"https://a.example/t/1234/Approved"},
+		{"an ampersand in a value cannot add a parameter", "https://a.example/?o=[OrderId]",
+			func(t *Transaction) { t.OrderID = "a&admin=1" }, ids, "https://a.example/?o=a%26admin%3D1"},
+		{"a hash in a value cannot start a fragment", "https://a.example/?o=[OrderId]&z=1",
+			func(t *Transaction) { t.OrderID = "a#b" }, ids, "https://a.example/?o=a%23b&z=1"},
+		{"a space in a value is a plus", "https://a.example/?u=[UniqueId]", nil, [4]string{"a b"},
+			"https://a.example/?u=a+b"},
+		{"unicode in a value is percent-encoded UTF-8", "https://a.example/?o=[OrderId]",
+			func(t *Transaction) { t.OrderID = "café€" }, ids, "https://a.example/?o=caf%C3%A9%E2%82%AC"},
+		{"the template's own encoding is kept", "https://a.example/?q=a%20b&o=[OrderId]", nil, ids,
+			"https://a.example/?q=a%20b&o=A-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tx := notificationTestTransaction()
+			if tt.tx != nil {
+				tt.tx(tx)
+			}
+			got := ExpandNotificationURL(tt.template, tx, tt.ids)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ExpandNotificationURL(%q) (-want +got):\n%s", tt.template, diff)
+			}
+		})
+	}
+}
+
+func TestExpandNotificationURLValuesDecodeToWhatTheAPIWrites(t *testing.T) {
+	tx := notificationTestTransaction()
+	tx.OrderID = "x&y=#z ü+"
+	got := ExpandNotificationURL("https://a.example/?o=[OrderId]&d=[DateCreated]&s=[SaleValue]", tx, [4]string{})
+	u, err := url.Parse(got)
+	if err != nil {
+		t.Fatalf("url.Parse(%q): %v", got, err)
+	}
+	want := url.Values{"o": {"x&y=#z ü+"}, "d": {"2024-01-02T03:04:05.678"}, "s": {"100.0000"}}
+	if diff := cmp.Diff(want, u.Query()); diff != "" {
+		t.Errorf("query of %q (-want +got):\n%s", got, diff)
+	}
+	if u.Fragment != "" {
+		t.Errorf("fragment = %q, want none", u.Fragment)
+	}
+}
+
+func TestNotificationDateTimeFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		in   time.Time
+		want string
+	}{
+		{"milliseconds are written with three digits", time.Date(2024, 1, 2, 3, 4, 5, 678_000_000, time.UTC), "2024-01-02T03:04:05.678"},
+		{"a whole second still has .000", time.Date(2024, 12, 31, 23, 59, 59, 0, time.UTC), "2024-12-31T23:59:59.000"},
+		{"finer fractions are truncated, not rounded", time.Date(2024, 1, 2, 3, 4, 5, 999_999_999, time.UTC), "2024-01-02T03:04:05.999"},
+		{"leading zeros of the fraction are kept", time.Date(2024, 1, 2, 3, 4, 5, 7_000_000, time.UTC), "2024-01-02T03:04:05.007"},
+		{"a leap day is written", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), "2024-02-29T00:00:00.000"},
+		{"a year below 1000 is padded to four digits", time.Date(999, 3, 4, 5, 6, 7, 0, time.UTC), "0999-03-04T05:06:07.000"},
+		{"the zero time is the first instant of year 1", time.Time{}, "0001-01-01T00:00:00.000"},
+		{"the last instant of 9999 is written", time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC), "9999-12-31T23:59:59.999"},
+		{"another zone's fields are written as they are, without a zone",
+			time.Date(2024, 6, 1, 12, 30, 0, 0, time.FixedZone("X", 2*3600)), "2024-06-01T12:30:00.000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, formatDateTime(tt.in)); diff != "" {
+				t.Errorf("formatDateTime(%v) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
