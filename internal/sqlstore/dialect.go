@@ -156,7 +156,15 @@ type dialect interface {
 	// syncTransactionIDs moves what nextTransactionID hands out past the
 	// ids an import wrote, in the import's transaction.
 	syncTransactionIDs(ctx context.Context, tx *sql.Tx) error
+
+	// skipLocked ends a subquery that picks rows to claim: on PostgreSQL
+	// rows another transaction is claiming are skipped; SQLite's writes
+	// are serial and need nothing.
+	skipLocked() string
 }
+
+func (sqliteDialect) skipLocked() string   { return "" }
+func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
 // nextTransactionID on SQLite is MAX(id)+1: a write transaction holds the
 // database's one write lock from BEGIN, so no other can take the same id,

@@ -1,0 +1,106 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.NotificationOutbox = (*NotificationService)(nil)
+
+// NotificationService implements afftrack.NotificationOutbox on the
+// notifications table, which the changes of transactions write.
+type NotificationService struct {
+	db *DB
+}
+
+// NewNotificationService returns a NotificationService on db.
+func NewNotificationService(db *DB) *NotificationService { return &NotificationService{db: db} }
+
+// Notification states, as stored.
+const (
+	notificationPending   = 0
+	notificationDelivered = 1
+	notificationGivenUp   = 2
+)
+
+// ClaimNotifications takes up to n due notifications for lease, in one
+// guarded UPDATE. On PostgreSQL the rows another replica is claiming at
+// the same moment are skipped rather than waited for.
+func (s *NotificationService) ClaimNotifications(ctx context.Context, now time.Time, n int,
+	lease time.Duration) ([]afftrack.Notification, error) {
+	rows, err := s.db.sql.QueryContext(ctx, `UPDATE notifications SET next_attempt = $1
+	WHERE id IN (SELECT id FROM notifications WHERE state = $2 AND next_attempt <= $3
+		ORDER BY next_attempt, id LIMIT $4`+s.db.dialect.skipLocked()+`)
+	AND state = $2 AND next_attempt <= $3
+	RETURNING id, affiliate_id, transaction_id, url, created, attempts`,
+		toMillis(now.Add(lease)), notificationPending, toMillis(now), n)
+	if err != nil {
+		return nil, fmt.Errorf("claim notifications: %w", err)
+	}
+	defer rows.Close()
+	var out []afftrack.Notification
+	for rows.Next() {
+		var nt afftrack.Notification
+		var created, attempts int64
+		if err := rows.Scan(&nt.ID, &nt.AffiliateID, &nt.TransactionID, &nt.URL, &created, &attempts); err != nil {
+			return nil, fmt.Errorf("claim notifications: %w", err)
+		}
+		nt.Created, nt.Attempts = fromMillis(created), int(attempts)
+		out = append(out, nt)
+	}
+	return out, rows.Err()
+}
+
+// NotificationDelivered records a 2xx answer.
+func (s *NotificationService) NotificationDelivered(ctx context.Context, id int64, at time.Time) error {
+	if _, err := s.db.sql.ExecContext(ctx, `UPDATE notifications SET state = $1, finished = $2, attempts = attempts + 1
+	WHERE id = $3 AND state = $4`, notificationDelivered, toMillis(at), id, notificationPending); err != nil {
+		return fmt.Errorf("notification %d delivered: %w", id, err)
+	}
+	return nil
+}
+
+// NotificationFailed records a failed attempt.
+func (s *NotificationService) NotificationFailed(ctx context.Context, id int64, next time.Time, why string, giveUp bool) error {
+	state, finished := notificationPending, any(nil)
+	if giveUp {
+		state, finished = notificationGivenUp, toMillis(next)
+	}
+	if len(why) > 1024 {
+		why = why[:1024]
+	}
+	if _, err := s.db.sql.ExecContext(ctx, `UPDATE notifications SET state = $1, finished = $2, next_attempt = $3,
+		attempts = attempts + 1, last_error = $4
+	WHERE id = $5 AND state = $6`, state, finished, toMillis(next), afftrack.CleanText(why), id,
+		notificationPending); err != nil {
+		return fmt.Errorf("notification %d failed: %w", id, err)
+	}
+	return nil
+}
+
+// NotificationCounts counts the notifications by state.
+func (s *NotificationService) NotificationCounts(ctx context.Context) (pending, delivered, givenUp int64, err error) {
+	rows, err := s.db.sql.QueryContext(ctx, `SELECT state, COUNT(*) FROM notifications GROUP BY state`)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("count notifications: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var state, n int64
+		if err := rows.Scan(&state, &n); err != nil {
+			return 0, 0, 0, fmt.Errorf("count notifications: %w", err)
+		}
+		switch state {
+		case notificationPending:
+			pending = n
+		case notificationDelivered:
+			delivered = n
+		case notificationGivenUp:
+			givenUp = n
+		}
+	}
+	return pending, delivered, givenUp, rows.Err()
+}
