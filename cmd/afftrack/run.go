@@ -28,6 +28,9 @@ Usage:
   afftrack key revoke KEY_ID
   afftrack program show MERCHANT_ID | program set MERCHANT_ID FILE
   afftrack rates import FILE.csv
+  afftrack validate --merchant ID FILE.csv
+  afftrack transactions release --merchant ID [--up-to DATE] | void ID --reason REASON | history ID
+  afftrack lifecycle run
   afftrack version
 
 Every flag can also be set in the environment as AFFTRACK_ and the flag's
@@ -64,6 +67,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runProgram(ctx, env, args[1:])
 	case "rates":
 		return runRates(ctx, env, args[1:])
+	case "validate":
+		return runValidate(ctx, env, args[1:])
+	case "transactions":
+		return runTransactions(ctx, env, args[1:])
+	case "lifecycle":
+		return runLifecycle(ctx, env, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionText())
 		return nil

@@ -50,6 +50,8 @@ type serveConfig struct {
 	TrustProxy      bool
 	ClickFlush      time.Duration
 	ClickBuffer     int
+	LifecycleEvery  time.Duration
+	NotifyPrivate   bool
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -79,6 +81,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.TrustProxy, "trust-proxy", false, "take a click's customer address from the first X-Forwarded-For entry (only behind a proxy that sets it)")
 	fs.DurationVar(&c.ClickFlush, "click-flush", 100*time.Millisecond, "how often clicks are written to the database; the most a crash can lose")
 	fs.IntVar(&c.ClickBuffer, "click-buffer", 100_000, "clicks held while the database cannot take them; more are dropped and counted")
+	fs.DurationVar(&c.LifecycleEvery, "lifecycle-interval", time.Minute, "how often to lock the transactions whose validation date has come (0: never; run afftrack lifecycle run instead)")
+	fs.BoolVar(&c.NotifyPrivate, "notify-allow-private", false, "let affiliates' notifications reach loopback, private and link-local addresses (for tests)")
 }
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
@@ -105,6 +109,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if cfg.ClickFlush <= 0 || cfg.ClickBuffer < 1 {
 		return fmt.Errorf("%w: --click-flush and --click-buffer must be positive", errUsage)
+	}
+	if cfg.LifecycleEvery < 0 {
+		return fmt.Errorf("%w: --lifecycle-interval cannot be negative", errUsage)
 	}
 	cfg.Currency = strings.ToUpper(cfg.Currency)
 	if _, ok := afftrack.CurrencyName(cfg.Currency); !ok {
@@ -168,6 +175,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		Tracking:     tr.links,
 		Clicks:       tr.clicks,
 		Conversions:  tr.conversions,
+		Lifecycle:    tr.lifecycle,
 		IPHashKey:    tr.ipKey,
 	}
 	if tr.geo != nil {
@@ -197,6 +205,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		ClickFlush:            cfg.ClickFlush,
 	}, svc, logger, time.Now)
 	servers[0].http.Handler = server.Handler()
+
+	// The scheduled work runs beside the API until the stop begins.
+	workCtx, stopWork := context.WithCancel(ctx)
+	work := tr.startWork(workCtx, cfg, logger)
+	defer func() { stopWork(); work.Wait() }()
 
 	served := make(chan error, len(servers))
 	for _, s := range servers {

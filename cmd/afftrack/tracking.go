@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -17,11 +18,13 @@ import (
 // trackingParts are the tracking engine's parts that serve builds and
 // stops.
 type trackingParts struct {
+	lifecycle   *sqlstore.LifecycleService
 	links       *linkcache.Cache
 	clicks      *clickbuf.Buffer
 	conversions *sqlstore.ConversionService
 	geo         *geoip.DB // nil without --geoip
 	ipKey       []byte
+	now         func() time.Time // the network's wall clock
 }
 
 // newTracking builds the tracking engine on db: the link cache, the click
@@ -50,9 +53,39 @@ func newTracking(ctx context.Context, cfg serveConfig, db *sqlstore.DB, loc *tim
 	if err := m.RegisterClicksHeld(func() float64 { return float64(tr.clicks.Stats().Held) }); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	tr.conversions = sqlstore.NewConversionService(db, cfg.Currency,
-		func() time.Time { return afftrack.WallClock(time.Now(), loc) })
+	now := func() time.Time { return afftrack.WallClock(time.Now(), loc) }
+	tr.conversions = sqlstore.NewConversionService(db, cfg.Currency, now)
+	tr.lifecycle = sqlstore.NewLifecycleService(db, cfg.Currency, now)
+	tr.now = now
 	return tr, nil
+}
+
+// startWork starts the scheduled work: locking transactions whose
+// validation date has come, every --lifecycle-interval. Several replicas
+// may run it at once; each transaction changes once.
+func (tr *trackingParts) startWork(ctx context.Context, cfg serveConfig, logger *slog.Logger) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	if cfg.LifecycleEvery > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(cfg.LifecycleEvery)
+			defer t.Stop()
+			for {
+				if n, err := tr.lifecycle.LockDue(ctx, tr.now()); err != nil && ctx.Err() == nil {
+					logger.Error("lifecycle: locking due transactions failed", "error", err)
+				} else if n > 0 {
+					logger.Info("lifecycle: locked transactions whose validation date came", "count", n)
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	}
+	return &wg
 }
 
 // close releases what newTracking opened. A clean stop has closed the

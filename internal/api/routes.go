@@ -40,6 +40,12 @@ func (s *Server) routes() []route {
 			route{"", t + "/px/{merchantId}", http.HandlerFunc(s.handlePixel)},
 		)
 	}
+	if s.svc.Lifecycle != nil {
+		// A validation counts as one call against the rate limits,
+		// whatever its rows (tracking.md section 6).
+		routes = append(routes, route{http.MethodPost, "/v1/merchant/validations",
+			s.authenticated(afftrack.KindMerchant, s.handleValidations)})
+	}
 	if s.svc.Metrics != nil {
 		// No key and no rate limit: a scraper is not an account, and a
 		// refused scrape would hide the very overload it should show.

@@ -99,6 +99,7 @@ type Services struct {
 	Tracking    afftrack.TrackingService
 	Clicks      ClickSink
 	Conversions afftrack.ConversionService
+	Lifecycle   afftrack.LifecycleService // merchants' validations; nil leaves them unrouted
 	Countries   CountryLookup
 	IPHashKey   []byte
 

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
+)
+
+// lifecycleFlags are the flags every lifecycle command shares.
+type lifecycleFlags struct {
+	dsn, zone, currency *string
+}
+
+func addLifecycleFlags(fs *flag.FlagSet) lifecycleFlags {
+	return lifecycleFlags{
+		dsn:      dbFlag(fs),
+		zone:     fs.String("timezone", "UTC", "the network's time zone, as serve's"),
+		currency: fs.String("currency", "AUD", "the network's currency, as serve's"),
+	}
+}
+
+// open opens the store and the lifecycle service, checking the zone and
+// currency as serve does, and returns the network's clock.
+func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.LifecycleService, func() time.Time, error) {
+	loc, err := time.LoadLocation(*f.zone)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: --timezone: %v", errUsage, err)
+	}
+	db, err := openStore(ctx, *f.dsn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cur := strings.ToUpper(*f.currency)
+	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	if err := db.CheckCurrency(ctx, cur); err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	now := func() time.Time { return afftrack.WallClock(time.Now(), loc) }
+	return db, sqlstore.NewLifecycleService(db, cur, now), now, nil
+}
+
+// runLifecycle runs the scheduled work once: for a cron job, or when
+// serve's own schedule is off.
+func runLifecycle(ctx context.Context, env *cliEnv, args []string) error {
+	const synopsis = "afftrack lifecycle run [--db URL] [--timezone ZONE] [--currency CODE]"
+	if len(args) == 0 || isHelp(args[0]) {
+		return env.help(args, synopsis)
+	}
+	if args[0] != "run" {
+		return fmt.Errorf("%w: unknown lifecycle command %q; see afftrack lifecycle --help", errUsage, args[0])
+	}
+	fs := flag.NewFlagSet("lifecycle run", flag.ContinueOnError)
+	setUsage(fs, synopsis, `Locks every Pending transaction whose validation date has come, and approves
+at once those of prepaid programs. serve does the same every
+--lifecycle-interval; several runs at once change each transaction once.`)
+	f := addLifecycleFlags(fs)
+	if rest, err := env.parse(fs, args[1:]); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return fmt.Errorf("%w: lifecycle run takes no arguments", errUsage)
+	}
+	db, lc, now, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	n, err := lc.LockDue(ctx, now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "locked %d transactions\n", n)
+	return nil
+}
+
+// runTransactions is the network's own work on transactions: release,
+// void, history.
+func runTransactions(ctx context.Context, env *cliEnv, args []string) error {
+	const synopsis = `afftrack transactions release --merchant ID [--up-to YYYY-MM-DD] [--db URL]
+afftrack transactions void ID --reason REASON [--db URL]
+afftrack transactions history ID [--db URL]`
+	if len(args) == 0 || isHelp(args[0]) {
+		return env.help(args, synopsis)
+	}
+	verb := args[0]
+	fs := flag.NewFlagSet("transactions "+verb, flag.ContinueOnError)
+	setUsage(fs, synopsis, `release approves a merchant's Locked transactions created up to the end of
+--up-to (all without it): the network has the merchant's money for them.
+void voids a Pending, Locked or Approved transaction with one of the
+VoidReasons. history prints every change of a transaction.`)
+	f := addLifecycleFlags(fs)
+	merchant := fs.Int64("merchant", 0, "release: the merchant")
+	upTo := fs.String("up-to", "", "release: the last day of creation to release (default: all)")
+	reason := fs.String("reason", "", "void: the VoidReason, e.g. \"Cancelled Order\"")
+	rest, err := env.parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	switch verb {
+	case "release":
+		if *merchant < 1 || len(rest) > 0 {
+			return fmt.Errorf("%w: transactions release --merchant ID [--up-to DATE]", errUsage)
+		}
+	case "void", "history":
+		if len(rest) != 1 {
+			return fmt.Errorf("%w: transactions %s ID", errUsage, verb)
+		}
+	default:
+		return fmt.Errorf("%w: unknown transactions command %q; see afftrack transactions --help", errUsage, verb)
+	}
+	var until afftrack.Null[time.Time]
+	if *upTo != "" {
+		d, err := time.Parse(time.DateOnly, *upTo)
+		if err != nil {
+			return fmt.Errorf("%w: --up-to %q is not a date (YYYY-MM-DD)", errUsage, *upTo)
+		}
+		until = afftrack.Some(d.AddDate(0, 0, 1))
+	}
+	var id int64
+	if len(rest) == 1 {
+		if id, err = strconv.ParseInt(rest[0], 10, 64); err != nil || id < 1 {
+			return fmt.Errorf("%w: %q is not a transaction id", errUsage, rest[0])
+		}
+	}
+	var voidReason afftrack.VoidReason
+	if verb == "void" {
+		var ok bool
+		if voidReason, ok = afftrack.ParseVoidReason(*reason); !ok {
+			return fmt.Errorf("%w: --reason %q is not one of %s", errUsage, *reason, afftrack.VoidReasonNames())
+		}
+	}
+	db, lc, now, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch verb {
+	case "release":
+		n, err := lc.Release(ctx, *merchant, until, afftrack.ActorOperator, now())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "approved %d transactions of merchant %d\n", n, *merchant)
+	case "void":
+		if err := lc.Void(ctx, id, voidReason, afftrack.ActorOperator, now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "transaction %d voided: %s\n", id, voidReason)
+	case "history":
+		events, err := lc.History(ctx, id)
+		if err != nil {
+			return err
+		}
+		printHistory(env.stdout, events)
+	}
+	return nil
+}
+
+// printHistory prints a transaction's events as a table.
+func printHistory(w io.Writer, events []afftrack.TransactionEvent) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WHEN\tWHO\tFROM\tTO\tSALE VALUE\tCOMMISSION\tWHY")
+	for _, e := range events {
+		from := "(created)"
+		if e.From != 0 {
+			from = e.From.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Format("2006-01-02 15:04:05.000"), e.Actor, from, e.To,
+			amountChange(e.FromSaleValue, e.ToSaleValue, e.From == 0), amountChange(e.FromCommission, e.ToCommission, e.From == 0),
+			e.Reason)
+	}
+	tw.Flush()
+}
+
+// amountChange shows an amount, or its change "old -> new".
+func amountChange(from, to afftrack.Money, created bool) string {
+	if created || from == to {
+		return to.String()
+	}
+	return from.String() + " -> " + to.String()
+}
+
+// runValidate applies a merchant's validation spreadsheet: CSV with the
+// columns OrderId, Action, Reason, SaleValue.
+func runValidate(ctx context.Context, env *cliEnv, args []string) error {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	setUsage(fs, "afftrack validate --merchant ID FILE.csv|- [--db URL]", `Applies a merchant's validations from CSV with the header
+OrderId,Action,Reason,SaleValue (any order and case): Action is Approve,
+Void or Amend; Reason a VoidReason for Void, an AmendedReason for Amend;
+SaleValue the new amount for Amend. Each row is applied on its own, as by
+POST /V1/Merchant/Validations, and its result printed.`)
+	f := addLifecycleFlags(fs)
+	merchant := fs.Int64("merchant", 0, "the merchant whose transactions these are")
+	rest, err := env.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *merchant < 1 || len(rest) != 1 {
+		return fmt.Errorf("%w: validate --merchant ID FILE.csv", errUsage)
+	}
+	var r io.Reader = os.Stdin
+	if rest[0] != "-" {
+		file, err := os.Open(rest[0])
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		r = file
+	}
+	rows, err := readValidationCSV(r)
+	if err != nil {
+		return err
+	}
+	db, lc, _, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	results, err := lc.Validate(ctx, *merchant, afftrack.ActorOperator, rows)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LINE\tORDER ID\tID\tSTATUS2\tERROR")
+	failed := 0
+	for i, res := range results {
+		id, status, problem := "", "", ""
+		if res.ID.Valid {
+			id = strconv.FormatInt(res.ID.Value, 10)
+		}
+		if res.Status2 != 0 {
+			status = res.Status2.String()
+		}
+		if res.Error.Valid {
+			problem = res.Error.Value
+			failed++
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+2, res.OrderID.Value, id, status, problem)
+	}
+	tw.Flush()
+	if failed > 0 {
+		return fmt.Errorf("%d of %d rows were not applied", failed, len(results))
+	}
+	return nil
+}
+
+// readValidationCSV reads the validation spreadsheet.
+func readValidationCSV(r io.Reader) ([]afftrack.Validation, error) {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("line 1: a header OrderId,Action,Reason,SaleValue is needed")
+	}
+	col := map[string]int{}
+	for i, name := range header {
+		name = strings.TrimSpace(strings.TrimPrefix(name, "\ufeff"))
+		known := ""
+		for _, k := range []string{"OrderId", "Action", "Reason", "SaleValue"} {
+			if strings.EqualFold(k, name) {
+				known = k
+			}
+		}
+		if known == "" {
+			return nil, fmt.Errorf("line 1: column %q is not one of OrderId, Action, Reason, SaleValue", name)
+		}
+		col[known] = i
+	}
+	if _, ok := col["OrderId"]; !ok {
+		return nil, errors.New("line 1: the OrderId column is needed")
+	}
+	if _, ok := col["Action"]; !ok {
+		return nil, errors.New("line 1: the Action column is needed")
+	}
+	var rows []afftrack.Validation
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s", line, csvProblem(err))
+		}
+		if len(rows) == afftrack.MaxValidations*100 {
+			return nil, fmt.Errorf("line %d: a file holds at most %d rows", line, afftrack.MaxValidations*100)
+		}
+		get := func(name string) string {
+			if i, ok := col[name]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		rows = append(rows, validationRow(get("OrderId"), get("Action"), get("Reason"), get("SaleValue")))
+	}
+}
+
+// validationRow makes one row from the spreadsheet's text; what is wrong
+// becomes the row's Problem, reported in its place.
+func validationRow(orderID, action, reason, saleValue string) afftrack.Validation {
+	v := afftrack.Validation{OrderID: afftrack.Some(orderID)}
+	if orderID == "" {
+		v.OrderID, v.Problem = afftrack.Null[string]{}, "OrderId is required."
+		return v
+	}
+	a, ok := afftrack.ParseValidationAction(action)
+	if !ok {
+		v.Problem = fmt.Sprintf("Action %q is not one of %s.", action, afftrack.ValidationActionNames())
+		return v
+	}
+	v.Action = a
+	switch a {
+	case afftrack.ActionVoid:
+		if v.VoidReason, ok = afftrack.ParseVoidReason(reason); !ok {
+			v.Problem = fmt.Sprintf("Reason %q is not a VoidReason: %s.", reason, afftrack.VoidReasonNames())
+		}
+	case afftrack.ActionAmend:
+		if v.AmendedReason, ok = afftrack.ParseAmendedReason(reason); !ok {
+			v.Problem = fmt.Sprintf("Reason %q is not an AmendedReason: %s.", reason, afftrack.AmendedReasonNames())
+		}
+		if saleValue != "" {
+			m, err := afftrack.ParseMoney(saleValue)
+			if err != nil || m <= 0 {
+				v.Problem = fmt.Sprintf("SaleValue %q is not an amount above 0 with at most 4 decimals.", saleValue)
+			}
+			v.SaleValue = afftrack.Some(m)
+		}
+	}
+	return v
+}
+
+// csvProblem says what is wrong with a CSV line without repeating it.
+func csvProblem(err error) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
