@@ -1,0 +1,342 @@
+// Package notify delivers the notifications of the outbox to affiliates'
+// NotificationUrls: at least once, retried with backoff over a retry
+// window, and never to a non-public address unless that is allowed.
+//
+// The outbox is the store's (afftrack.NotificationOutbox), written in the
+// same database transaction as the change it tells of, so a notification
+// is never lost to a crash between the change and its call: the
+// Deliverer only claims what is due, calls it, and records the outcome.
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/afftrack/afftrack"
+)
+
+// UserAgent is sent with every notification, so receivers can tell them
+// from other traffic.
+const UserAgent = "afftrack-notify/1"
+
+// Outcomes of an attempt, as passed to Options.Observe.
+const (
+	OutcomeDelivered = "delivered" // a 2xx answer
+	OutcomeFailed    = "failed"    // anything else; it will be retried
+	OutcomeGivenUp   = "given_up"  // failed, and past the retry window
+	OutcomeRefused   = "refused"   // the address is not public; it will be retried
+)
+
+const (
+	// maxBody is as much of an answer as is read: enough to keep the
+	// connection for the next call when the receiver says little, not
+	// enough for a receiver to make us read without end.
+	maxBody = 64 << 10
+
+	// backoffBase and backoffCap bound the wait after a failed attempt.
+	backoffBase = 30 * time.Second
+	backoffCap  = time.Hour
+
+	// maxWhy bounds the reason kept with a failed attempt.
+	maxWhy = 256
+
+	// recordTimeout bounds recording an outcome once ctx has ended.
+	recordTimeout = 5 * time.Second
+)
+
+// Options configures a Deliverer. The zero value of each field takes the
+// default given with it.
+type Options struct {
+	// AllowPrivate lets notifications reach loopback, private,
+	// link-local and other non-public addresses (--notify-allow-private);
+	// tests and single-machine setups need it.
+	AllowPrivate bool
+
+	// Timeout bounds one call, connection to the end of the headers.
+	// Default 10 s.
+	Timeout time.Duration
+
+	// RetryWindow is how long after its creation a notification is
+	// retried; a failure after it gives the notification up. Default 24 h.
+	RetryWindow time.Duration
+
+	// Interval is how often Run polls the outbox. Default 1 s.
+	Interval time.Duration
+
+	// Batch is how many notifications one poll claims. Default 100.
+	Batch int
+
+	// Concurrency is how many calls are made at once. Default 8.
+	Concurrency int
+
+	// Lease is how long a claim keeps other deliverers off a notification.
+	// Default 1 min; never less than twice Timeout and a few seconds, so
+	// a call started early in a poll ends within its claim.
+	Lease time.Duration
+
+	// Location is the network's time zone, the zone of the outbox's
+	// datetimes. Default UTC.
+	Location *time.Location
+
+	// Now returns the current instant. Default time.Now.
+	Now func() time.Time
+
+	// Logger receives failures to reach the store and notifications given
+	// up; each failed call is logged at debug level only, as a receiver
+	// that is down fails every call. Default: discard.
+	Logger *slog.Logger
+
+	// Observe is told the outcome of every attempt (the Outcome
+	// constants), for metrics, from several goroutines at once.
+	// Default: nothing.
+	Observe func(outcome string)
+}
+
+// withDefaults returns o with its zero fields set to their defaults.
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.RetryWindow <= 0 {
+		o.RetryWindow = 24 * time.Hour
+	}
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Batch <= 0 {
+		o.Batch = 100
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	if o.Lease <= 0 {
+		o.Lease = time.Minute
+	}
+	o.Lease = max(o.Lease, minLease(o.Timeout))
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Observe == nil {
+		o.Observe = func(string) {}
+	}
+	return o
+}
+
+// minLease is the shortest lease that leaves a call of the given timeout
+// time to be started, made and recorded within its claim.
+func minLease(timeout time.Duration) time.Duration { return 2*timeout + recordTimeout }
+
+// Deliverer sends the notifications of an outbox. Several may run on one
+// outbox (one per replica): claims keep them apart.
+type Deliverer struct {
+	outbox afftrack.NotificationOutbox
+	o      Options
+	client *http.Client
+	jitter func() float64 // in [0, 1)
+}
+
+// New returns a Deliverer of outbox's notifications.
+func New(outbox afftrack.NotificationOutbox, o Options) *Deliverer {
+	o = o.withDefaults()
+	return &Deliverer{
+		outbox: outbox,
+		o:      o,
+		client: newClient(o.AllowPrivate, o.Timeout, nil),
+		jitter: rand.Float64,
+	}
+}
+
+// now returns the current time as the outbox keeps it: the network's wall
+// clock.
+func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.Location) }
+
+// Run delivers notifications until ctx ends, then returns nil. A poll that
+// fails (the store is down) is logged and retried at the next interval; a
+// full batch is followed by the next at once, so a backlog (a receiver
+// back after an outage) drains at the speed of the calls.
+func (d *Deliverer) Run(ctx context.Context) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+		claimed, _, err := d.poll(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.o.Logger.Error("notification delivery", "err", err)
+		}
+		wait := d.o.Interval
+		if claimed == d.o.Batch && err == nil {
+			wait = 0
+		}
+		timer.Reset(wait)
+	}
+}
+
+// RunOnce claims the notifications due, up to Options.Batch, calls them,
+// and records the outcomes. It returns how many calls it made; the error
+// is from the store.
+func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
+	_, sent, err := d.poll(ctx)
+	return sent, err
+}
+
+// poll is RunOnce, returning also how many notifications it claimed.
+func (d *Deliverer) poll(ctx context.Context) (claimed, sent int, err error) {
+	claimedAt := d.now()
+	ns, err := d.outbox.ClaimNotifications(ctx, claimedAt, d.o.Batch, d.o.Lease)
+	if err != nil {
+		return 0, 0, fmt.Errorf("claim notifications: %w", err)
+	}
+	// A call started later than this could outlive the claim, and another
+	// deliverer could then make the same call: left alone, the
+	// notification is claimed again when the lease ends.
+	latest := claimedAt.Add(d.o.Lease - d.o.Timeout - recordTimeout)
+
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, d.o.Concurrency)
+	)
+	for _, n := range ns {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil || d.now().After(latest) {
+			break
+		}
+		sent++
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := d.deliver(ctx, n); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return len(ns), sent, errors.Join(errs...)
+}
+
+// deliver makes one call of n and records its outcome. A call cut short
+// because ctx ended is not recorded: it was no fault of the receiver's,
+// and the notification is claimed again when the lease ends.
+func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error {
+	why, refused := d.call(ctx, n.URL)
+	if why != "" && ctx.Err() != nil {
+		return nil
+	}
+	// The outcome is recorded even as ctx ends: a delivered notification
+	// forgotten would be sent again.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	now := d.now()
+	log := d.o.Logger.With("notification", n.ID, "affiliate", n.AffiliateID, "transaction", n.TransactionID)
+	if why == "" {
+		d.o.Observe(OutcomeDelivered)
+		log.Debug("notification delivered", "attempts", n.Attempts+1)
+		if err := d.outbox.NotificationDelivered(rctx, n.ID, now); err != nil {
+			return fmt.Errorf("notification %d delivered: %w", n.ID, err)
+		}
+		return nil
+	}
+	giveUp := now.Sub(n.Created) > d.o.RetryWindow
+	next := now.Add(backoff(n.Attempts+1, d.jitter()))
+	switch {
+	case giveUp:
+		d.o.Observe(OutcomeGivenUp)
+		log.Warn("notification given up", "attempts", n.Attempts+1, "why", why)
+	case refused:
+		d.o.Observe(OutcomeRefused)
+		log.Debug("notification refused", "attempts", n.Attempts+1, "why", why, "next", next)
+	default:
+		d.o.Observe(OutcomeFailed)
+		log.Debug("notification failed", "attempts", n.Attempts+1, "why", why, "next", next)
+	}
+	if err := d.outbox.NotificationFailed(rctx, n.ID, next, why, giveUp); err != nil {
+		return fmt.Errorf("notification %d failed: %w", n.ID, err)
+	}
+	return nil
+}
+
+// call sends a GET to rawURL. It returns "" for a 2xx answer, else why
+// not, and whether the address was refused.
+func (d *Deliverer) call(ctx context.Context, rawURL string) (why string, refused bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "not a URL", false
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "not an http or https URL", false
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return shorten(err.Error()), false
+	}
+	req.Header.Set("User-Agent", UserAgent)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		// The url.Error repeats the URL, which the outbox already holds
+		// and which may carry the affiliate's secrets into the logs.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return shorten(err.Error()), isRefused(err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		return "", false
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		return fmt.Sprintf("HTTP %d: redirects are not followed", resp.StatusCode), false
+	}
+	return fmt.Sprintf("HTTP %d", resp.StatusCode), false
+}
+
+// backoff returns the wait after the attempt-th failed attempt: 30 s
+// doubling up to 1 h, then ±20% by jitter in [0, 1), so notifications
+// that failed together (a receiver that was down) do not all come back
+// at the same instant.
+func backoff(attempt int, jitter float64) time.Duration {
+	d := backoffBase
+	for i := 1; i < attempt && d < backoffCap; i++ {
+		d *= 2
+	}
+	d = min(d, backoffCap)
+	return time.Duration(float64(d) * (0.8 + 0.4*jitter))
+}
+
+// shorten cuts why to maxWhy bytes, on a rune boundary.
+func shorten(why string) string {
+	if len(why) <= maxWhy {
+		return why
+	}
+	cut := maxWhy
+	for cut > 0 && !utf8.RuneStart(why[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(why[:cut]) + "…"
+}
