@@ -208,9 +208,8 @@ func (s *Sale) Transaction() (*Transaction, error) {
 	} else if err := s.priceItems(t, rate); err != nil {
 		return nil, err
 	}
-	if fee, ok := mulDivRound(int64(t.Commission), int64(p.OverrideFeePercent), percentDivisor); ok {
-		t.OverrideFee = Money(fee)
-	} else {
+	var ok2 bool
+	if t.OverrideFee, ok2 = p.OverrideFeePercent.Of(t.Commission); !ok2 {
 		return nil, errOutOfRange("OverrideFee")
 	}
 	return t, nil

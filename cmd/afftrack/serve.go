@@ -52,6 +52,7 @@ type serveConfig struct {
 	ClickBuffer     int
 	LifecycleEvery  time.Duration
 	NotifyPrivate   bool
+	NotifyRetry     time.Duration
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -83,6 +84,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.ClickBuffer, "click-buffer", 100_000, "clicks held while the database cannot take them; more are dropped and counted")
 	fs.DurationVar(&c.LifecycleEvery, "lifecycle-interval", time.Minute, "how often to lock the transactions whose validation date has come (0: never; run afftrack lifecycle run instead)")
 	fs.BoolVar(&c.NotifyPrivate, "notify-allow-private", false, "let affiliates' notifications reach loopback, private and link-local addresses (for tests)")
+	fs.DurationVar(&c.NotifyRetry, "notify-first-retry", 30*time.Second, "wait after a notification's first failed call; it doubles with each failure, up to an hour")
 }
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {

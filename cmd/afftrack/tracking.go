@@ -12,6 +12,7 @@ import (
 	"github.com/afftrack/afftrack/internal/geoip"
 	"github.com/afftrack/afftrack/internal/linkcache"
 	"github.com/afftrack/afftrack/internal/metrics"
+	"github.com/afftrack/afftrack/internal/notify"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 )
 
@@ -25,6 +26,9 @@ type trackingParts struct {
 	geo         *geoip.DB // nil without --geoip
 	ipKey       []byte
 	now         func() time.Time // the network's wall clock
+	loc         *time.Location
+	outbox      *sqlstore.NotificationService
+	metrics     *metrics.Metrics
 }
 
 // newTracking builds the tracking engine on db: the link cache, the click
@@ -56,15 +60,27 @@ func newTracking(ctx context.Context, cfg serveConfig, db *sqlstore.DB, loc *tim
 	now := func() time.Time { return afftrack.WallClock(time.Now(), loc) }
 	tr.conversions = sqlstore.NewConversionService(db, cfg.Currency, now)
 	tr.lifecycle = sqlstore.NewLifecycleService(db, cfg.Currency, now)
-	tr.now = now
+	tr.now, tr.loc, tr.metrics = now, loc, m
+	tr.outbox = sqlstore.NewNotificationService(db)
+	if err := m.RegisterNotifications(tr.outbox.NotificationCounts); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
 	return tr, nil
 }
 
-// startWork starts the scheduled work: locking transactions whose
-// validation date has come, every --lifecycle-interval. Several replicas
+// startWork starts the work beside the API: delivering affiliates'
+// notifications, and locking transactions whose validation date has come,
+// every --lifecycle-interval. Several replicas
 // may run it at once; each transaction changes once.
 func (tr *trackingParts) startWork(ctx context.Context, cfg serveConfig, logger *slog.Logger) *sync.WaitGroup {
 	var wg sync.WaitGroup
+	deliverer := notify.New(tr.outbox, notify.Options{AllowPrivate: cfg.NotifyPrivate, Location: tr.loc,
+		Logger: logger, Observe: tr.metrics.NotificationAttempt, FirstRetry: cfg.NotifyRetry})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = deliverer.Run(ctx) // returns when ctx ends
+	}()
 	if cfg.LifecycleEvery > 0 {
 		wg.Add(1)
 		go func() {

@@ -1,6 +1,11 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // conversionOutcomes are the outcomes the api package reports; each
 // series exists from the start, so an alert on a rate of one is never
@@ -13,6 +18,7 @@ type tracking struct {
 	clicksWritten prometheus.Counter
 	clicksDropped prometheus.Counter
 	linksStale    prometheus.Counter
+	notifications *prometheus.CounterVec
 }
 
 func newTracking() tracking {
@@ -37,6 +43,14 @@ func newTracking() tracking {
 			Name:      "tracking_links_stale_total",
 			Help:      "Redirects answered from an expired cached link because the database failed.",
 		}),
+		notifications: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace,
+			Name:      "notification_attempts_total",
+			Help:      "Attempts to deliver affiliates' notifications, by outcome: delivered, failed, given_up, refused.",
+		}, []string{"outcome"}),
+	}
+	for _, o := range notificationOutcomes {
+		t.notifications.WithLabelValues(o)
 	}
 	for _, o := range conversionOutcomes {
 		t.conversions.WithLabelValues(o)
@@ -45,7 +59,7 @@ func newTracking() tracking {
 }
 
 func (t tracking) collectors() []prometheus.Collector {
-	return []prometheus.Collector{t.conversions, t.clicksWritten, t.clicksDropped, t.linksStale}
+	return []prometheus.Collector{t.conversions, t.clicksWritten, t.clicksDropped, t.linksStale, t.notifications}
 }
 
 // Conversion counts one conversion by its outcome; an outcome not listed
@@ -70,6 +84,48 @@ func (m *Metrics) ClicksDropped(n int) { m.tracking.clicksDropped.Add(float64(n)
 // LinkStale counts one redirect served from an expired cached link; the
 // OnStale hook of the link cache.
 func (m *Metrics) LinkStale() { m.tracking.linksStale.Inc() }
+
+// notificationOutcomes are the deliverer's outcomes of an attempt.
+var notificationOutcomes = []string{"delivered", "failed", "given_up", "refused"}
+
+// NotificationAttempt counts one attempt to deliver a notification by its
+// outcome; the Observe hook of the deliverer.
+func (m *Metrics) NotificationAttempt(outcome string) {
+	for _, o := range notificationOutcomes {
+		if o == outcome {
+			m.tracking.notifications.WithLabelValues(o).Inc()
+			return
+		}
+	}
+}
+
+// RegisterNotifications adds gauges of the outbox's notifications by
+// state, read from the database at each scrape.
+func (m *Metrics) RegisterNotifications(counts func(ctx context.Context) (pending, delivered, givenUp int64, err error)) error {
+	return m.registry.Register(&outboxCollector{counts: counts, desc: prometheus.NewDesc(namespace+"_notifications",
+		"Notifications in the outbox by state: pending (not yet delivered), delivered, given_up.", []string{"state"}, nil)})
+}
+
+// outboxCollector reads the outbox's counts when scraped.
+type outboxCollector struct {
+	counts func(ctx context.Context) (pending, delivered, givenUp int64, err error)
+	desc   *prometheus.Desc
+}
+
+func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pending, delivered, givenUp, err := c.counts(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, err)
+		return
+	}
+	for state, n := range map[string]int64{"pending": pending, "delivered": delivered, "given_up": givenUp} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), state)
+	}
+}
 
 // RegisterClicksHeld adds a gauge of the clicks waiting to be written.
 func (m *Metrics) RegisterClicksHeld(held func() float64) error {

@@ -96,6 +96,10 @@ type Options struct {
 	// that is down fails every call. Default: discard.
 	Logger *slog.Logger
 
+	// FirstRetry is the wait after a first failed attempt; it doubles
+	// with each failure up to an hour. Default 30 s; tests shorten it.
+	FirstRetry time.Duration
+
 	// Observe is told the outcome of every attempt (the Outcome
 	// constants), for metrics, from several goroutines at once.
 	// Default: nothing.
@@ -121,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Lease <= 0 {
 		o.Lease = time.Minute
+	}
+	if o.FirstRetry <= 0 {
+		o.FirstRetry = backoffBase
 	}
 	o.Lease = max(o.Lease, minLease(o.Timeout))
 	if o.Location == nil {
@@ -262,7 +269,7 @@ func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error 
 		return nil
 	}
 	giveUp := now.Sub(n.Created) > d.o.RetryWindow
-	next := now.Add(backoff(n.Attempts+1, d.jitter()))
+	next := now.Add(backoff(d.o.FirstRetry, n.Attempts+1, d.jitter()))
 	switch {
 	case giveUp:
 		d.o.Observe(OutcomeGivenUp)
@@ -316,12 +323,12 @@ func (d *Deliverer) call(ctx context.Context, rawURL string) (why string, refuse
 	return fmt.Sprintf("HTTP %d", resp.StatusCode), false
 }
 
-// backoff returns the wait after the attempt-th failed attempt: 30 s
-// doubling up to 1 h, then ±20% by jitter in [0, 1), so notifications
-// that failed together (a receiver that was down) do not all come back
-// at the same instant.
-func backoff(attempt int, jitter float64) time.Duration {
-	d := backoffBase
+// backoff returns the wait after the attempt-th failed attempt: first
+// (30 s by default) doubling up to 1 h, then ±20% by jitter in [0, 1), so
+// notifications that failed together (a receiver that was down) do not
+// all come back at the same instant.
+func backoff(first time.Duration, attempt int, jitter float64) time.Duration {
+	d := first
 	for i := 1; i < attempt && d < backoffCap; i++ {
 		d *= 2
 	}

@@ -589,11 +589,11 @@ func TestBackoff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := backoff(tt.attempt, tt.jitter)
+			got := backoff(backoffBase, tt.attempt, tt.jitter)
 			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b time.Duration) bool {
 				return (a - b).Abs() < 100*time.Millisecond
 			})); diff != "" {
-				t.Errorf("backoff(%d, %v) (-want +got):\n%s", tt.attempt, tt.jitter, diff)
+				t.Errorf("backoff(backoffBase, %d, %v) (-want +got):\n%s", tt.attempt, tt.jitter, diff)
 			}
 		})
 	}
