@@ -24,4 +24,8 @@ type InvoiceService interface {
 	// ENOTFOUND if it does not exist or is another affiliate's. GST is null
 	// when the affiliate is not registered for GST.
 	FindInvoiceByID(ctx context.Context, affiliateID, id int64) (*Invoice, error)
+
+	// FindInvoices returns the affiliate's invoices created on the days
+	// from to to (whole days), oldest first.
+	FindInvoices(ctx context.Context, affiliateID int64, from, to time.Time) ([]*Invoice, error)
 }

@@ -31,6 +31,7 @@ Usage:
   afftrack validate --merchant ID FILE.csv
   afftrack transactions release --merchant ID [--up-to DATE] | void ID --reason REASON | history ID
   afftrack lifecycle run
+  afftrack payouts run [--up-to DATE] [--minimum AMOUNT] [--csv FILE]
   afftrack version
 
 Every flag can also be set in the environment as AFFTRACK_ and the flag's
@@ -73,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runTransactions(ctx, env, args[1:])
 	case "lifecycle":
 		return runLifecycle(ctx, env, args[1:])
+	case "payouts":
+		return runPayouts(ctx, env, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionText())
 		return nil

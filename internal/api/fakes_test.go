@@ -163,6 +163,16 @@ func (f *fakeInvoices) FindInvoiceByID(_ context.Context, affiliateID, id int64)
 	return nil, afftrack.Errorf(afftrack.ENOTFOUND, "invoice %d not found", id)
 }
 
+func (f *fakeInvoices) FindInvoices(_ context.Context, affiliateID int64, from, to time.Time) ([]*afftrack.Invoice, error) {
+	out := []*afftrack.Invoice{}
+	for i := range f.list {
+		if inv := f.list[i]; inv.AffiliateID == affiliateID && !inv.DateCreated.Before(from) && inv.DateCreated.Before(to.AddDate(0, 0, 1)) {
+			out = append(out, &inv)
+		}
+	}
+	return out, nil
+}
+
 // fakeLimiter answers with decide (allowed with a 60 s window by default)
 // and counts acquisitions and releases.
 type fakeLimiter struct {

@@ -25,6 +25,7 @@ func (s *Server) routes() []route {
 		{"", "/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
 		{"", "/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
 		{"", "/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
+		{"", "/v1/affiliate/invoices", s.authenticated(afftrack.KindAffiliate, s.handleInvoices)},
 		{"", "/v1/affiliate/invoices/{id}", s.authenticated(afftrack.KindAffiliate, s.handleInvoice)},
 		{"", "/healthz", http.HandlerFunc(s.handleHealth)},
 		{"", "/readyz", http.HandlerFunc(s.handleReady)},

@@ -161,6 +161,25 @@ type dialect interface {
 	// rows another transaction is claiming are skipped; SQLite's writes
 	// are serial and need nothing.
 	skipLocked() string
+
+	// lockPayouts makes a payout run exclude every other until its
+	// transaction ends.
+	lockPayouts(ctx context.Context, tx *sql.Tx) error
+}
+
+// lockPayouts needs nothing on SQLite: the run's transaction holds the
+// database's one write lock from BEGIN.
+func (sqliteDialect) lockPayouts(context.Context, *sql.Tx) error { return nil }
+
+// payoutLock is the key of the advisory lock that payout runs take.
+const payoutLock = 0x61667470 // "aftp"
+
+// lockPayouts takes a transaction-scoped advisory lock on PostgreSQL, so
+// a second run waits for the first to commit and then finds its
+// transactions Paid.
+func (postgresDialect) lockPayouts(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, payoutLock)
+	return err
 }
 
 func (sqliteDialect) skipLocked() string   { return "" }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
+)
+
+// runPayouts pays affiliates their Approved commissions by invoice.
+func runPayouts(ctx context.Context, env *cliEnv, args []string) error {
+	const synopsis = `afftrack payouts run [--up-to YYYY-MM-DD] [--minimum AMOUNT] [--invoice-prefix AT] [--gst-percent 10] [--csv FILE] [--db URL]`
+	if len(args) == 0 || isHelp(args[0]) {
+		return env.help(args, synopsis)
+	}
+	if args[0] != "run" {
+		return fmt.Errorf("%w: unknown payouts command %q; see afftrack payouts --help", errUsage, args[0])
+	}
+	fs := flag.NewFlagSet("payouts run", flag.ContinueOnError)
+	setUsage(fs, synopsis, `Makes one invoice per affiliate whose Approved, unpaid commission created up to
+the end of --up-to reaches --minimum, and marks those transactions Paid with
+its InvoiceId, all at once. Running it again, or twice at the same moment,
+pays nothing twice. It prints what it paid; --csv also writes it as CSV for
+the bank transfer.`)
+	f := addLifecycleFlags(fs)
+	upTo := fs.String("up-to", "", "the last day of creation to pay (default: today, in the network's zone)")
+	minimum := fs.String("minimum", "0", "the least commission an affiliate is paid now; less waits for a later run")
+	prefix := fs.String("invoice-prefix", "AT", "the start of each invoice Number: PREFIX-AFFILIATE-0001")
+	gst := fs.String("gst-percent", "10", "GST added for GST-registered affiliates, in percent")
+	csvFile := fs.String("csv", "", "also write the payouts to this CSV file")
+	rest, err := env.parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: payouts run takes no arguments", errUsage)
+	}
+	min, err := afftrack.ParseMoney(*minimum)
+	if err != nil || min < 0 {
+		return fmt.Errorf("%w: --minimum %q is not an amount of 0 or more with at most 4 decimals", errUsage, *minimum)
+	}
+	gstValue, err := afftrack.ParseDecimal(*gst, afftrack.PercentScale)
+	if err != nil || gstValue < 0 || gstValue > 100*10_000 {
+		return fmt.Errorf("%w: --gst-percent %q is not a percent from 0 to 100", errUsage, *gst)
+	}
+	if *prefix == "" || len(*prefix) > 32 {
+		return fmt.Errorf("%w: --invoice-prefix must be 1 to 32 characters", errUsage)
+	}
+	db, _, now, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	run := afftrack.PayoutRun{Minimum: min, InvoicePrefix: *prefix, GSTPercent: afftrack.Percent(gstValue),
+		Now: now(), Actor: afftrack.ActorOperator}
+	run.UpTo = time.Date(run.Now.Year(), run.Now.Month(), run.Now.Day(), 0, 0, 0, 0, time.UTC)
+	if *upTo != "" {
+		if run.UpTo, err = time.Parse(time.DateOnly, *upTo); err != nil {
+			return fmt.Errorf("%w: --up-to %q is not a date (YYYY-MM-DD)", errUsage, *upTo)
+		}
+	}
+	payouts, err := sqlstore.NewPayoutService(db).RunPayouts(ctx, run)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "INVOICE\tNUMBER\tAFFILIATE\tTRANSACTIONS\tSUBTOTAL\tGST\tTOTAL\t")
+	var total afftrack.Money
+	for _, p := range payouts {
+		inv := p.Invoice
+		gst := "-"
+		if inv.GST.Valid {
+			gst = inv.GST.Value.String()
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", inv.ID, inv.Number, inv.AffiliateID, p.Transactions,
+			inv.SubTotal, gst, inv.Total)
+		total += inv.Total
+	}
+	tw.Flush()
+	fmt.Fprintf(env.stdout, "paid %d affiliates %s in all, commissions up to %s\n", len(payouts), total,
+		run.UpTo.Format(time.DateOnly))
+	if *csvFile != "" {
+		return writePayoutsCSV(*csvFile, payouts)
+	}
+	return nil
+}
+
+// writePayoutsCSV writes one line per invoice, for the bank transfer.
+func writePayoutsCSV(name string, payouts []afftrack.Payout) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"InvoiceId", "Number", "AffiliateId", "BusinessName", "ContactName", "SubTotal", "GST", "Total"})
+	for _, p := range payouts {
+		inv := p.Invoice
+		gst := ""
+		if inv.GST.Valid {
+			gst = inv.GST.Value.String()
+		}
+		w.Write([]string{strconv.FormatInt(inv.ID, 10), inv.Number, strconv.FormatInt(inv.AffiliateID, 10),
+			p.BusinessName, p.ContactName, inv.SubTotal.String(), gst, inv.Total.String()})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

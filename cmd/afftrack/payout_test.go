@@ -1,0 +1,110 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
+)
+
+// TestASaleIsPaidOnce takes conversions through validation, release and a
+// payout, then pays again, on each database: one invoice, whose subtotal
+// is the sum of its transactions' commissions, listed for the affiliate.
+func TestASaleIsPaidOnce(t *testing.T) {
+	for name, dsn := range trackingDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			importTracking(t, dsn)
+			s := serve(t, "--db", dsn)
+			var orders []string
+			for i, sale := range []string{"80", "19.99", "250.5"} {
+				order := fmt.Sprintf("P-%d", i)
+				orders = append(orders, order)
+				body := `{"OrderId": "` + order + `", "SaleValue": ` + sale + `, "CouponCode": "ADA15"}`
+				if status, _, got := s.post(t, "/V1/Merchant/Conversions", body, "X-Api-Key", merchantKey); status != 201 {
+					t.Fatalf("conversion %s: %d %s", order, status, got)
+				}
+			}
+			rows := `[{"OrderId": "P-0", "Action": "Approve"}, {"OrderId": "P-1", "Action": "Approve"},
+				{"OrderId": "P-2", "Action": "Void", "VoidReason": "Cancelled Order"}]`
+			if status, _, got := s.post(t, "/V1/Merchant/Validations", rows, "X-Api-Key", merchantKey); status != 200 ||
+				strings.Count(got, `"Error":null`) != 3 {
+				t.Fatalf("validations: %d %s", status, got)
+			}
+			if out, err := afftrack(t, nil, "transactions", "release", "--merchant", "30", "--db", dsn); err != nil ||
+				!strings.Contains(out, "approved 2 transactions") {
+				t.Fatalf("release: %v\n%s", err, out)
+			}
+			csvPath := filepath.Join(t.TempDir(), "payouts.csv")
+			out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--csv", csvPath)
+			// 10% of 80 and of 19.99: 8.0000 + 1.9990.
+			if err != nil || !strings.Contains(out, "AT-40-0001") || !strings.Contains(out, "paid 1 affiliates 9.9990 in all") {
+				t.Fatalf("payouts run: %v\n%s", err, out)
+			}
+			csv, err := os.ReadFile(csvPath)
+			if err != nil || !strings.Contains(string(csv), "AT-40-0001,40,Walks Blog,Ada Walker,9.9990,,9.9990") {
+				t.Errorf("payouts CSV: %v\n%s", err, csv)
+			}
+			if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn); err != nil || !strings.Contains(out, "paid 0 affiliates") {
+				t.Errorf("a second run: %v\n%s", err, out)
+			}
+			today := time.Now().UTC().Format(time.DateOnly)
+			status, _, list := s.get(t, "/V1/Affiliate/Invoices?apiKey=e2e-affiliate-40-secret-k&fromDate="+today+"&toDate="+today)
+			if status != 200 || strings.Count(list, `"Number":"AT-40-0001"`) != 1 || !strings.Contains(list, `"SubTotal":9.9990,"GST":null,"Total":9.9990`) {
+				t.Errorf("invoices: %d %s", status, list)
+			}
+			for _, order := range orders[:2] {
+				if status, _, got := s.get(t, "/V1/Merchant/Transactions?apiKey="+merchantKey+"&fromDate="+today+"&toDate="+today+
+					"&status2=Paid&orderId="+order); status != 200 || !strings.Contains(got, `"InvoiceId":1`) {
+					t.Errorf("%s after the payout: %d %s", order, status, got)
+				}
+			}
+		})
+	}
+}
+
+// TestPayoutRunsAtOnceOnPostgres starts two payout runs at the same moment
+// on one PostgreSQL database: one pays, the other finds nothing left.
+func TestPayoutRunsAtOnceOnPostgres(t *testing.T) {
+	if os.Getenv("AFFTRACK_TEST_POSTGRES_URL") == "" {
+		t.Skip("set AFFTRACK_TEST_POSTGRES_URL to run it")
+	}
+	dsn := storetest.URL(t, "postgres")
+	importTracking(t, dsn)
+	var b strings.Builder
+	b.WriteString(`{"Transactions": [`)
+	for i := range 300 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"Id": %d, "MerchantId": 30, "AffiliateId": 40, "DateCreated": "2024-03-05", "TrafficType": "Search",
+			"CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Server", "Status2": "Approved",
+			"SaleValue": 10, "Commission": 1.25}`, 1000+i)
+	}
+	b.WriteString(`]}`)
+	if out, err := afftrack(t, strings.NewReader(b.String()), "import", "--db", dsn, "-"); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	outs := make([]string, 2)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--up-to", "2024-12-31")
+			if err != nil {
+				t.Errorf("run %d: %v\n%s", i, err, out)
+			}
+			outs[i] = out
+		}()
+	}
+	wg.Wait()
+	all := outs[0] + outs[1]
+	if strings.Count(all, "paid 1 affiliates 375.0000 in all") != 1 || strings.Count(all, "paid 0 affiliates") != 1 {
+		t.Errorf("two runs at once:\n%s\n%s", outs[0], outs[1])
+	}
+}

@@ -1,0 +1,133 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/afftrack/afftrack"
+)
+
+var _ afftrack.PayoutService = (*PayoutService)(nil)
+
+// PayoutService implements afftrack.PayoutService.
+type PayoutService struct {
+	db *DB
+}
+
+// NewPayoutService returns a PayoutService on db.
+func NewPayoutService(db *DB) *PayoutService { return &PayoutService{db: db} }
+
+// RunPayouts pays every affiliate due, in one database transaction that
+// excludes other runs (dialect.lockPayouts): a second run, at once or
+// later, finds the transactions Paid and pays nothing twice. Each
+// affiliate's transactions are paid by one guarded UPDATE, and its
+// invoice is made of what that UPDATE paid.
+func (s *PayoutService) RunPayouts(ctx context.Context, run afftrack.PayoutRun) ([]afftrack.Payout, error) {
+	tx, err := s.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("payouts: %w", err)
+	}
+	defer rollback(tx)
+	if err := s.db.dialect.lockPayouts(ctx, tx); err != nil {
+		return nil, fmt.Errorf("payouts: %w", err)
+	}
+	end := toMillis(run.UpTo.AddDate(0, 0, 1))
+	due, err := selectIDs(ctx, tx, `SELECT affiliate_id FROM transactions
+	WHERE status2 = $1 AND date_created < $2
+	GROUP BY affiliate_id HAVING SUM(commission) >= $3 AND SUM(commission) > 0
+	ORDER BY affiliate_id`, int64(afftrack.Status2Approved), end, int64(run.Minimum))
+	if err != nil {
+		return nil, fmt.Errorf("payouts: %w", err)
+	}
+	var nextID int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM invoices`).Scan(&nextID); err != nil {
+		return nil, fmt.Errorf("payouts: %w", err)
+	}
+	var payouts []afftrack.Payout
+	for _, affiliateID := range due {
+		p, err := s.pay(ctx, tx, run, affiliateID, nextID, end)
+		if err != nil {
+			return nil, fmt.Errorf("payouts: affiliate %d: %w", affiliateID, err)
+		}
+		if p != nil {
+			payouts = append(payouts, *p)
+			nextID++
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("payouts: commit: %w", err)
+	}
+	return payouts, nil
+}
+
+// pay pays one affiliate's due transactions by invoice id, or returns nil
+// when none was left to pay.
+func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutRun, affiliateID, id, end int64) (*afftrack.Payout, error) {
+	p := &afftrack.Payout{Invoice: afftrack.Invoice{ID: id, AffiliateID: affiliateID, DateCreated: run.Now, DatePaid: run.Now}}
+	var registered bool
+	if err := q.QueryRowContext(ctx, `SELECT contact_name, business_name, gst_registered FROM affiliates WHERE id = $1`,
+		affiliateID).Scan(&p.ContactName, &p.BusinessName, &registered); err != nil {
+		return nil, err
+	}
+	var count int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE affiliate_id = $1`, affiliateID).Scan(&count); err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `UPDATE transactions SET status2 = $1, invoice_id = $2, date_modified = $3
+	WHERE affiliate_id = $4 AND status2 = $5 AND date_created < $6
+	RETURNING id, sale_value, commission`, int64(afftrack.Status2Paid), id, toMillis(run.Now), affiliateID,
+		int64(afftrack.Status2Approved), end)
+	if err != nil {
+		return nil, err
+	}
+	var events []afftrack.TransactionEvent
+	var ids []int64
+	for rows.Next() {
+		var tid, sale, commission int64
+		if err := rows.Scan(&tid, &sale, &commission); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		p.Invoice.SubTotal += afftrack.Money(commission)
+		ids = append(ids, tid)
+		events = append(events, afftrack.TransactionEvent{TransactionID: tid, At: run.Now, Actor: run.Actor,
+			From: afftrack.Status2Approved, To: afftrack.Status2Paid, FromSaleValue: afftrack.Money(sale),
+			ToSaleValue: afftrack.Money(sale), FromCommission: afftrack.Money(commission),
+			ToCommission: afftrack.Money(commission), Reason: "paid by invoice " + invoiceNumber(run, affiliateID, count+1)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	p.Transactions = len(ids)
+	p.Invoice.Number = invoiceNumber(run, affiliateID, count+1)
+	p.Invoice.Description = "Commissions up to " + run.UpTo.Format("02/01/2006")
+	p.Invoice.Total = p.Invoice.SubTotal
+	var gst any
+	if registered {
+		g, ok := run.GSTPercent.Of(p.Invoice.SubTotal)
+		if !ok {
+			return nil, fmt.Errorf("GST of %s is out of range", p.Invoice.SubTotal)
+		}
+		p.Invoice.GST = afftrack.Some(g)
+		p.Invoice.Total += g
+		gst = int64(g)
+	}
+	inv := &p.Invoice
+	if _, err := q.ExecContext(ctx, upsertInvoice, inv.ID, inv.AffiliateID, toMillis(inv.DateCreated),
+		toMillis(inv.DatePaid), inv.Number, inv.Description, int64(inv.SubTotal), gst, int64(inv.Total)); err != nil {
+		return nil, err
+	}
+	if err := insertEvents(ctx, q, s.db.dialect, events); err != nil {
+		return nil, err
+	}
+	return p, enqueueNotifications(ctx, q, s.db.dialect, ids, run.Now)
+}
+
+// invoiceNumber is PREFIX-AFFILIATE-NNNN, NNNN the affiliate's n-th invoice.
+func invoiceNumber(run afftrack.PayoutRun, affiliateID, n int64) string {
+	return fmt.Sprintf("%s-%d-%04d", run.InvoicePrefix, affiliateID, n)
+}
