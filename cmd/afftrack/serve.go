@@ -68,7 +68,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.Limits.PerMinute, "rate-per-minute", 30, "default calls per account in any 60 s (0: no limit)")
 	fs.Int64Var(&c.Limits.PerDay, "rate-per-day", 1000, "default calls per account in any 24 h (0: no limit)")
 	fs.Int64Var(&c.Limits.Concurrent, "rate-concurrent", 1, "default requests in progress per account (0: no limit)")
-	fs.BoolVar(&c.Demo, "demo", false, "serve a demo data set from memory (ignores --db) and print its API keys")
+	fs.BoolVar(&c.Demo, "demo", false, "serve a demo data set and print its API keys: from memory, or loaded into --db when that is given")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", 30*time.Second, "cut a client that takes no part of a response for this long (0: never)")
 	fs.IntVar(&c.MaxListStreams, "max-list-streams", 64, "transaction lists streamed at once, server-wide; more are answered 503 (0: no bound)")
@@ -129,7 +129,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	dsn := cfg.DB
-	if cfg.Demo {
+	dbGiven := false
+	fs.Visit(func(f *flag.Flag) { dbGiven = dbGiven || f.Name == "db" })
+	if cfg.Demo && !dbGiven {
+		// A demo writes nothing to disk unless asked: with --db, the
+		// command line (validate, release, payouts) can reach its data.
 		dsn = "sqlite::memory:"
 	}
 	db, err := openStore(ctx, dsn, sqlstore.Options{MaxOpenConns: cfg.DBMaxConns})
@@ -144,7 +148,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if cfg.Demo {
-		if err := loadDemo(ctx, db, loc, env); err != nil {
+		if err := loadDemo(ctx, db, loc, env, dbGiven); err != nil {
 			return err
 		}
 	}
@@ -326,7 +330,7 @@ func openStore(ctx context.Context, dsn string, opts ...sqlstore.Options) (*sqls
 }
 
 // loadDemo imports the demo data set and prints its keys.
-func loadDemo(ctx context.Context, db *sqlstore.DB, loc *time.Location, env *cliEnv) error {
+func loadDemo(ctx context.Context, db *sqlstore.DB, loc *time.Location, env *cliEnv, onDisk bool) error {
 	d, err := demo.Dataset(loc)
 	if err != nil {
 		return fmt.Errorf("demo data: %w", err)
@@ -334,7 +338,11 @@ func loadDemo(ctx context.Context, db *sqlstore.DB, loc *time.Location, env *cli
 	if _, err := sqlstore.NewImportService(db).Import(ctx, d); err != nil {
 		return fmt.Errorf("demo data: %w", err)
 	}
-	fmt.Fprintln(env.stdout, "afftrack demo: a small network in memory; nothing is written to disk.")
+	if onDisk {
+		fmt.Fprintln(env.stdout, "afftrack demo: a small network, loaded into --db (its records replace those of the same ids).")
+	} else {
+		fmt.Fprintln(env.stdout, "afftrack demo: a small network in memory; nothing is written to disk.")
+	}
 	fmt.Fprintln(env.stdout, "Demo API keys:")
 	for _, k := range demo.Keys(d) {
 		fmt.Fprintf(env.stdout, "  %-9s %d  %-18s %-9s  %s\n", k.Account.Kind, k.Account.ID, k.Owner, k.Status, k.Secret)

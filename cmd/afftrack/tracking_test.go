@@ -373,3 +373,41 @@ func TestReadmeTrackingWalkthrough(t *testing.T) {
 		t.Errorf("ORDER-1001 appears %d times, want 2 (the 201 and the list):\n%s", n, out)
 	}
 }
+
+// TestReadmeLifecycleWalkthrough runs the README's two walkthroughs
+// against `serve --demo --db FILE`, the second with the command line
+// built here in place of `go run ./cmd/afftrack` and the file's path in
+// place of demo.db.
+func TestReadmeLifecycleWalkthrough(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := func(name string) string {
+		_, b, ok := strings.Cut(string(readme), "<!-- "+name+":begin -->\n```\n")
+		b, _, ok2 := strings.Cut(b, "```\n<!-- "+name+":end -->")
+		if !ok || !ok2 {
+			t.Fatalf("README.md has no %s block", name)
+		}
+		return b
+	}
+	file := filepath.Join(t.TempDir(), "demo.db")
+	s := serve(t, "--demo", "--db", "sqlite:"+file)
+	script := "set -e\n" + block("walkthrough") + block("lifecycle")
+	script = strings.ReplaceAll(script, "http://localhost:8080", s.base)
+	script = strings.ReplaceAll(script, "go run ./cmd/afftrack", binary)
+	script = strings.ReplaceAll(script, "sqlite:demo.db", "sqlite:"+file)
+	out, err := exec.Command("sh", "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the walkthrough failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{`"OrderId":"ORDER-1001","Status2":"Locked","Error":null`, "approved ", "paid ",
+		`"Number":"AT-1-0002"`, `"SubTotal":`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the walkthrough's output lacks %s:\n%s", want, out)
+		}
+	}
+}
