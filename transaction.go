@@ -11,6 +11,8 @@ import (
 type Transaction struct {
 	ID                    int64
 	MerchantID            int64
+	MerchantName          string // from the merchant's account; filled by the affiliate reads only
+	MerchantAvatarURL     string // from the merchant's account; filled by the affiliate reads only
 	DateCreated           time.Time
 	DateModified          time.Time
 	ConsumptionDate       time.Time
@@ -29,6 +31,9 @@ type Transaction struct {
 	CustomerType          CustomerType
 	OrderID               string
 	AdditionalNotes       Null[string]
+	// UniqueIDs are the click's UniqueId ... UniqueId4, the affiliate's
+	// own sub-ids; filled by the affiliate reads only.
+	UniqueIDs             [4]Null[string]
 	TrackingMethod        TrackingMethod
 	SaleValue             Money
 	Commission            Money
@@ -181,7 +186,71 @@ func textMatch(filter Null[string], value string, valid bool) bool {
 	return !filter.Valid || (valid && strings.EqualFold(filter.Value, value))
 }
 
-// TransactionService reads a merchant's transactions.
+// AffiliateTransactionFilter selects an affiliate's transactions, of
+// every merchant, whatever its membership or the merchant's status now.
+// From, To and DateProperty work as in TransactionFilter; every other field
+// that is set must match too. It is a type of its own rather than
+// TransactionFilter with an account kind: the two views filter on
+// different fields (the merchant's name, the UniqueIds; no AmendedReason).
+type AffiliateTransactionFilter struct {
+	AffiliateID  int64
+	From, To     time.Time // dates at midnight, From <= To
+	DateProperty DateProperty
+
+	MerchantID            Null[int64]
+	MerchantName          Null[string]
+	TrafficType           TrafficType // 0: any
+	TrafficSource         Null[string]
+	CreativeType          CreativeType // 0: any
+	CreativeID            Null[int64]
+	CreativeName          Null[string]
+	CustomerCountryCode   Null[string]
+	CustomerCountryName   Null[string]
+	CustomerType          CustomerType // 0: any
+	OrderID               Null[string]
+	UniqueIDs             [4]Null[string] // uniqueId ... uniqueId4
+	TrackingMethod        TrackingMethod  // 0: any
+	TrafficSourceApproved Null[bool]
+	Status                TransactionStatus  // 0: any
+	Status2               TransactionStatus2 // 0: any
+	InvoiceID             Null[int64]
+	VoidReason            VoidReason // 0: any
+}
+
+// Until returns the exclusive end of the filter's range: the midnight after To.
+func (f *AffiliateTransactionFilter) Until() time.Time { return f.To.AddDate(0, 0, 1) }
+
+// Match reports whether t, as the affiliate reads return it, satisfies
+// every filter other than the affiliate and the date range, which a store
+// applies in its query. Text filters match the whole value, ignoring case;
+// a filter on a nullable field never matches null.
+func (f *AffiliateTransactionFilter) Match(t *Transaction) bool {
+	for i, u := range f.UniqueIDs {
+		if !textMatch(u, t.UniqueIDs[i].Value, t.UniqueIDs[i].Valid) {
+			return false
+		}
+	}
+	return (!f.MerchantID.Valid || f.MerchantID.Value == t.MerchantID) &&
+		textMatch(f.MerchantName, t.MerchantName, true) &&
+		(f.TrafficType == 0 || f.TrafficType == t.TrafficType) &&
+		textMatch(f.TrafficSource, t.TrafficSource, true) &&
+		(f.CreativeType == 0 || f.CreativeType == t.CreativeType) &&
+		(!f.CreativeID.Valid || t.CreativeID == f.CreativeID) &&
+		textMatch(f.CreativeName, t.CreativeName.Value, t.CreativeName.Valid) &&
+		textMatch(f.CustomerCountryCode, t.CustomerCountryCode, true) &&
+		textMatch(f.CustomerCountryName, t.CustomerCountryName, true) &&
+		(f.CustomerType == 0 || f.CustomerType == t.CustomerType) &&
+		textMatch(f.OrderID, t.OrderID, true) &&
+		(f.TrackingMethod == 0 || f.TrackingMethod == t.TrackingMethod) &&
+		(!f.TrafficSourceApproved.Valid || f.TrafficSourceApproved.Value == t.TrafficSourceApproved) &&
+		(f.Status == 0 || f.Status == t.Status()) &&
+		(f.Status2 == 0 || f.Status2 == t.Status2) &&
+		(!f.InvoiceID.Valid || t.InvoiceID == f.InvoiceID) &&
+		(f.VoidReason == 0 || f.VoidReason == t.VoidReason)
+}
+
+// TransactionService reads transactions: a merchant's (the merchant view)
+// and an affiliate's (the affiliate view).
 type TransactionService interface {
 	// FindTransactionByID returns the merchant's transaction with the
 	// given id, or ENOTFOUND if it does not exist or is another merchant's.
@@ -192,6 +261,20 @@ type TransactionService interface {
 	// memory. The *Transaction (and its Items) is reused between calls: fn
 	// must not keep it. An error from fn stops the read and is returned.
 	FindTransactions(ctx context.Context, f TransactionFilter, fn func(*Transaction) error) error
+
+	// FindAffiliateTransactionByID returns the affiliate's transaction
+	// with the given id, of any merchant, or ENOTFOUND if it does not
+	// exist or is another affiliate's. It fills what the affiliate view
+	// shows: MerchantName, MerchantAvatarURL and UniqueIDs, but not the
+	// affiliate's names, CustomerIPAddress, OverrideFee, PlacementID or
+	// PlacementName, which stay zero (the view has no placements).
+	FindAffiliateTransactionByID(ctx context.Context, affiliateID, id int64) (*Transaction, error)
+
+	// FindAffiliateTransactions is FindTransactions for an affiliate: it
+	// streams the affiliate's matching transactions, filled as by
+	// FindAffiliateTransactionByID, in order of the date property, then
+	// Id, in one reused value that fn must not keep.
+	FindAffiliateTransactions(ctx context.Context, f AffiliateTransactionFilter, fn func(*Transaction) error) error
 }
 
 // TransactionStatusService changes transactions' statuses.

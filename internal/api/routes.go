@@ -24,6 +24,8 @@ func (s *Server) routes() []route {
 	routes := []route{
 		{"", "/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
 		{"", "/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
+		{"", "/v1/affiliate/transactions", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateTransactions)},
+		{"", "/v1/affiliate/transactions/{id}", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateTransaction)},
 		{"", "/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
 		{"", "/v1/affiliate/invoices", s.authenticated(afftrack.KindAffiliate, s.handleInvoices)},
 		{"", "/v1/affiliate/invoices/{id}", s.authenticated(afftrack.KindAffiliate, s.handleInvoice)},

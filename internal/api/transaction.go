@@ -24,6 +24,14 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 	if err != nil {
 		return err
 	}
+	return s.streamTransactions(w, r, func(ts *transactionStream) error {
+		return s.svc.Transactions.FindTransactions(r.Context(), f, ts.write)
+	})
+}
+
+// streamTransactions writes a TransactionArray as find hands the stream
+// transactions, holding one of the server's list slots meanwhile.
+func (s *Server) streamTransactions(w http.ResponseWriter, r *http.Request, find func(*transactionStream) error) error {
 	release, ok := s.acquireList()
 	if !ok {
 		w.Header().Set(headerRetryAfter, "1")
@@ -31,7 +39,7 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 	}
 	defer release()
 	ts := newTransactionStream(w, stateOf(r))
-	if err := s.svc.Transactions.FindTransactions(r.Context(), f, ts.write); err != nil {
+	if err := find(ts); err != nil {
 		if !ts.started() {
 			ts.release()
 			return err

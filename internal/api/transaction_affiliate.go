@@ -1,0 +1,112 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/afftrack/afftrack"
+)
+
+// handleAffiliateTransactions lists the affiliate's transactions in a date
+// range in the affiliate view, streamed as the merchant's list is.
+func (s *Server) handleAffiliateTransactions(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	f, err := affiliateTransactionFilter(stateOf(r).query, account.Ref.ID)
+	if err != nil {
+		return err
+	}
+	return s.streamTransactions(w, r, func(ts *transactionStream) error {
+		return s.svc.Transactions.FindAffiliateTransactions(r.Context(), f, ts.writeAffiliate)
+	})
+}
+
+// handleAffiliateTransaction returns one of the affiliate's transactions
+// by id, in the affiliate view.
+func (s *Server) handleAffiliateTransaction(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	id, err := parseInt("id", pathValue(r, "id"))
+	if err != nil {
+		return err
+	}
+	t, err := s.svc.Transactions.FindAffiliateTransactionByID(r.Context(), account.Ref.ID, id)
+	if err != nil {
+		return err
+	}
+	st := stateOf(r)
+	buf := getBody()
+	b := st.neg.open(*buf)
+	if st.neg.format == formatXML {
+		b = appendAffiliateTransactionXML(b, t, st.ns)
+	} else {
+		b = appendAffiliateTransactionJSON(b, t)
+	}
+	s.respond(w, st, http.StatusOK, st.neg.close(b))
+	putBody(buf, b)
+	return nil
+}
+
+// writeAffiliate is write for the affiliate view: it appends one
+// transaction to the TransactionArray. It must not keep t, which the
+// store reuses.
+func (ts *transactionStream) writeAffiliate(t *afftrack.Transaction) error {
+	b := ts.buf[:0]
+	if !ts.started() {
+		ts.start()
+		b = ts.buf
+	}
+	if ts.st.neg.format == formatXML {
+		b = appendAffiliateTransactionXML(b, t, "")
+	} else {
+		if ts.n > 0 {
+			b = append(b, ',')
+		}
+		b = appendAffiliateTransactionJSON(b, t)
+	}
+	ts.n++
+	ts.buf = b
+	_, err := ts.bw.Write(b)
+	return err
+}
+
+// affiliateTransactionFilter reads the affiliate Transactions function's
+// parameters in the reference's order (v1-surface.md section 2.1); the
+// first bad one is the 400. amendedReason is not among them: it is
+// ignored, whatever its value.
+func affiliateTransactionFilter(q query, affiliateID int64) (afftrack.AffiliateTransactionFilter, error) {
+	f := afftrack.AffiliateTransactionFilter{AffiliateID: affiliateID}
+	p := params{q: q}
+	f.From, f.To = p.date("fromDate"), p.date("toDate")
+	if p.err != nil {
+		return f, p.err
+	}
+	if f.From.After(f.To) {
+		f.From, f.To = f.To, f.From
+	}
+	switch v := q.get("dateproperty"); {
+	case v == "", strings.EqualFold(v, "DateCreated"):
+		f.DateProperty = afftrack.ByDateCreated
+	case strings.EqualFold(v, "DateModified"):
+		f.DateProperty = afftrack.ByDateModified
+	default:
+		return f, afftrack.Errorf(afftrack.EINVALID, "dateProperty: %q is not one of DateCreated, DateModified", v)
+	}
+	p.int64("merchantId", &f.MerchantID)
+	p.text("merchantName", &f.MerchantName)
+	paramEnum(&p, "trafficType", &f.TrafficType, afftrack.ParseTrafficType, afftrack.TrafficTypeNames())
+	p.text("trafficSource", &f.TrafficSource)
+	paramEnum(&p, "creativeType", &f.CreativeType, afftrack.ParseCreativeType, afftrack.CreativeTypeNames())
+	p.int64("creativeId", &f.CreativeID)
+	p.text("creativeName", &f.CreativeName)
+	p.text("customerCountryCode", &f.CustomerCountryCode)
+	p.text("customerCountryName", &f.CustomerCountryName)
+	paramEnum(&p, "customerType", &f.CustomerType, afftrack.ParseCustomerType, afftrack.CustomerTypeNames())
+	p.text("orderId", &f.OrderID)
+	for i, name := range [4]string{"uniqueId", "uniqueId2", "uniqueId3", "uniqueId4"} {
+		p.text(name, &f.UniqueIDs[i])
+	}
+	paramEnum(&p, "trackingMethod", &f.TrackingMethod, afftrack.ParseTrackingMethod, afftrack.TrackingMethodNames())
+	p.bool("trafficSourceApproved", &f.TrafficSourceApproved)
+	paramEnum(&p, "status", &f.Status, afftrack.ParseTransactionStatus, afftrack.TransactionStatusNames())
+	paramEnum(&p, "status2", &f.Status2, afftrack.ParseTransactionStatus2, afftrack.TransactionStatus2Names())
+	p.int64("invoiceId", &f.InvoiceID)
+	paramEnum(&p, "voidReason", &f.VoidReason, afftrack.ParseVoidReason, afftrack.VoidReasonNames())
+	return f, p.err
+}
