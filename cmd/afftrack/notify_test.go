@@ -79,11 +79,19 @@ func TestNotificationsReachAReceiverThatRecovers(t *testing.T) {
 	}
 	waitFor(t, "the approval's notification", func() bool { _, ok := rc.snapshot(); return len(ok) >= 2 })
 	calls, ok := rc.snapshot()
+	// At least once: a call cut by the restart may be made again, so a
+	// notification can arrive twice, but every one arrives, in order.
+	var distinct []string
+	for _, u := range ok {
+		if len(distinct) == 0 || distinct[len(distinct)-1] != u {
+			distinct = append(distinct, u)
+		}
+	}
 	want := []string{"/n?t=1&o=N-1&s=Pending&c=8.0000", "/n?t=1&o=N-1&s=Locked&c=8.0000"}
-	if strings.Join(ok, " ") != strings.Join(want, " ") {
+	if strings.Join(distinct, " ") != strings.Join(want, " ") {
 		t.Errorf("delivered %q, want %q", ok, want)
 	}
-	if len(calls) != 5 {
-		t.Errorf("%d calls (%q), want 5: three failures, then one per notification", len(calls), calls)
+	if len(calls) < 5 {
+		t.Errorf("%d calls (%q), want at least 5: three failures, then one per notification", len(calls), calls)
 	}
 }

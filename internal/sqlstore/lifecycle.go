@@ -115,7 +115,7 @@ func (s *LifecycleService) lockBatch(ctx context.Context, now time.Time) (n int,
 	if err != nil {
 		return 0, false, fmt.Errorf("lock due transactions: %w", err)
 	}
-	if err := s.approvePrepaid(ctx, tx, locked, now); err != nil {
+	if _, err := s.approvePrepaid(ctx, tx, locked, now); err != nil {
 		return 0, false, fmt.Errorf("lock due transactions: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -125,14 +125,14 @@ func (s *LifecycleService) lockBatch(ctx context.Context, now time.Time) (n int,
 }
 
 // approvePrepaid approves at once the just-locked transactions of
-// merchants whose programs are prepaid.
-func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked []changed, now time.Time) error {
+// merchants whose programs are prepaid, and returns how many it approved.
+func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked []changed, now time.Time) (int, error) {
 	merchants := map[int64]bool{}
 	for _, c := range locked {
 		merchants[c.merchantID] = false
 	}
 	if len(merchants) == 0 {
-		return nil
+		return 0, nil
 	}
 	list := make([]int64, 0, len(merchants))
 	for m := range merchants {
@@ -141,7 +141,7 @@ func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked
 	prepaid, err := selectIDs(ctx, q, `SELECT merchant_id FROM programs WHERE prepaid AND merchant_id IN `+
 		placeholdersFrom(1, len(list)), idList(list)...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, m := range prepaid {
 		merchants[m] = true
@@ -152,9 +152,9 @@ func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked
 			ids = append(ids, c.id)
 		}
 	}
-	_, err = s.transition(ctx, q, ids, afftrack.Status2Locked, afftrack.Status2Approved, afftrack.ActorLifecycle,
+	approved, err := s.transition(ctx, q, ids, afftrack.Status2Locked, afftrack.Status2Approved, afftrack.ActorLifecycle,
 		"prepaid program", now)
-	return err
+	return len(approved), err
 }
 
 // Release approves the merchant's Locked transactions created before

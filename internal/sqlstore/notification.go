@@ -31,11 +31,17 @@ const (
 // the same moment are skipped rather than waited for.
 func (s *NotificationService) ClaimNotifications(ctx context.Context, now time.Time, n int,
 	lease time.Duration) ([]afftrack.Notification, error) {
-	rows, err := s.db.sql.QueryContext(ctx, `UPDATE notifications SET next_attempt = $1
-	WHERE id IN (SELECT id FROM notifications WHERE state = $2 AND next_attempt <= $3
+	// The rows are picked in a CTE, evaluated once: PostgreSQL would run
+	// an IN (subquery ... SKIP LOCKED) again for every row it updates,
+	// skipping the rows it had just claimed, and so claim every due row.
+	rows, err := s.db.sql.QueryContext(ctx, `WITH due AS (
+		SELECT id FROM notifications WHERE state = $2 AND next_attempt <= $3
 		ORDER BY next_attempt, id LIMIT $4`+s.db.dialect.skipLocked()+`)
-	AND state = $2 AND next_attempt <= $3
-	RETURNING id, affiliate_id, transaction_id, url, created, attempts`,
+	UPDATE notifications SET next_attempt = $1
+	FROM due
+	WHERE notifications.id = due.id
+	RETURNING notifications.id, notifications.affiliate_id, notifications.transaction_id, notifications.url,
+		notifications.created, notifications.attempts`,
 		toMillis(now.Add(lease)), notificationPending, toMillis(now), n)
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)

@@ -28,14 +28,14 @@ func (s *LifecycleService) Validate(ctx context.Context, merchantID int64, actor
 
 // validated is what a validation needs of the transaction a row names.
 type validated struct {
-	id, affiliateID  int64
-	orderID          string
-	status           afftrack.TransactionStatus2
-	customerType     afftrack.CustomerType
-	currency         string
-	created          time.Time
-	sale, commission afftrack.Money
-	items            int64
+	id, affiliateID     int64
+	orderID             string
+	status              afftrack.TransactionStatus2
+	customerType        afftrack.CustomerType
+	currency            string
+	created, validation time.Time
+	sale, commission    afftrack.Money
+	items               int64
 }
 
 func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, actor afftrack.Actor,
@@ -65,6 +65,11 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 		return refuse("The transaction is %s; only a Pending transaction can be validated.", t.status)
 	}
 	now := s.now()
+	if v.Action != afftrack.ActionApprove && !now.Before(t.validation) {
+		// It is Locked in all but the scheduled run's record: the
+		// merchant's time to void or amend it is over.
+		return refuse("The transaction's ValidationDate has passed; it is Locked and can no longer be voided or amended.")
+	}
 	switch v.Action {
 	case afftrack.ActionApprove:
 		done, err := s.transition(ctx, tx, []int64{t.id}, afftrack.Status2Pending, afftrack.Status2Locked, actor,
@@ -76,6 +81,11 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 			return refuse("The transaction changed meanwhile; validate it again.")
 		}
 		res.Status2 = afftrack.Status2Locked
+		if n, err := s.approvePrepaid(ctx, tx, done, now); err != nil {
+			return res, err
+		} else if n > 0 {
+			res.Status2 = afftrack.Status2Approved
+		}
 	case afftrack.ActionVoid:
 		if v.VoidReason == 0 {
 			return refuse("VoidReason is required to void; use one of %s.", afftrack.VoidReasonNames())
@@ -104,7 +114,7 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 // says why there is none to validate.
 func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack.Validation) (*validated, string, error) {
 	const cols = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.customer_type, t.reported_currency_code,
-		t.date_created, t.sale_value, t.commission,
+		t.date_created, t.validation_date, t.sale_value, t.commission,
 		(SELECT COUNT(*) FROM transaction_items i WHERE i.transaction_id = t.id)
 	FROM transactions t `
 	var rows *sql.Rows
@@ -125,12 +135,13 @@ func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack
 	var found []*validated
 	for rows.Next() {
 		t := &validated{}
-		var status, ct, created, sale, commission int64
-		if err := rows.Scan(&t.id, &t.affiliateID, &t.orderID, &status, &ct, &t.currency, &created, &sale, &commission,
-			&t.items); err != nil {
+		var status, ct, created, validation, sale, commission int64
+		if err := rows.Scan(&t.id, &t.affiliateID, &t.orderID, &status, &ct, &t.currency, &created, &validation, &sale,
+			&commission, &t.items); err != nil {
 			return nil, "", err
 		}
-		t.status, t.customerType, t.created = afftrack.TransactionStatus2(status), afftrack.CustomerType(ct), fromMillis(created)
+		t.status, t.customerType = afftrack.TransactionStatus2(status), afftrack.CustomerType(ct)
+		t.created, t.validation = fromMillis(created), fromMillis(validation)
 		t.sale, t.commission = afftrack.Money(sale), afftrack.Money(commission)
 		found = append(found, t)
 	}

@@ -1,0 +1,292 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// table returns the lines of a printed table with each run of spaces
+// made one, so columns compare without their padding.
+func table(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	return lines
+}
+
+// exitCodeOf returns the exit code of a finished command's error.
+func exitCodeOf(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// writeImport writes an import file of merchant 30's Pending transactions
+// by affiliate 40 with the given ids, whose validation date has passed.
+func writeImport(t *testing.T, first, n int) string {
+	t.Helper()
+	type tx struct {
+		Id, MerchantId, AffiliateId                      int
+		DateCreated, ValidationDate                      string
+		TrafficType, CreativeType, CustomerType, OrderId string
+		TrackingMethod, ReportedCurrencyCode, Status2    string
+		SaleValue, Commission, ReportedSaleValue         float64
+		TrafficSourceApproved                            bool
+	}
+	var file struct{ Transactions []tx }
+	for i := range n {
+		file.Transactions = append(file.Transactions, tx{Id: first + i, MerchantId: 30, AffiliateId: 40,
+			DateCreated: "2024-03-01T09:00:00", ValidationDate: "2024-03-11T09:00:00", TrafficType: "Website",
+			CreativeType: "Text Link", CustomerType: "New", OrderId: fmt.Sprintf("IMP-%d", first+i),
+			TrackingMethod: "Cookie", ReportedCurrencyCode: "AUD", Status2: "Pending",
+			SaleValue: 40, Commission: 4, ReportedSaleValue: 40, TrafficSourceApproved: true})
+	}
+	b, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("due-%d.json", first))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// historyLine matches a line of `transactions history` (spaces made one):
+// when, who, from, to, sale value, commission, why.
+func historyLine(who, from, to, sale, commission, why string) *regexp.Regexp {
+	return regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} ` + who + ` ` + regexp.QuoteMeta(from+" "+to+" "+
+		sale+" "+commission+" "+why) + `$`)
+}
+
+func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "lifecycle.db")
+	importTracking(t, dsn)
+	s := serve(t, "--db", dsn, "--lifecycle-interval", "0")
+	ids := map[string]int64{}
+	for _, c := range []struct{ order, sale string }{{"CLI-1", "100"}, {"CLI-2", "50"}} {
+		// ADA15 is affiliate 40's exclusive coupon: it credits without a click.
+		status, _, body := s.post(t, "/V1/Merchant/Conversions",
+			fmt.Sprintf(`{"OrderId": %q, "SaleValue": %s, "CouponCode": "ADA15"}`, c.order, c.sale), "X-Api-Key", merchantKey)
+		if status != 201 {
+			t.Fatalf("conversion %s: %d %s", c.order, status, body)
+		}
+		var tx struct{ Id int64 }
+		if err := json.Unmarshal([]byte(body), &tx); err != nil {
+			t.Fatal(err)
+		}
+		ids[c.order] = tx.Id
+	}
+	s.stop(t)
+	id1, id2 := strconv.FormatInt(ids["CLI-1"], 10), strconv.FormatInt(ids["CLI-2"], 10)
+	db := openDB(t, dsn)
+	statusOf := func(id string) int {
+		return count(t, db, `SELECT status2 FROM transactions WHERE id = `+id)
+	}
+
+	t.Run("validate applies a CSV row by row and exits 1 when a row was not applied", func(t *testing.T) {
+		csvPath := filepath.Join(t.TempDir(), "validations.csv")
+		csv := "OrderId,Action,Reason,SaleValue\nCLI-1,Approve,,\nCLI-2,Void,Cancelled Order,\nNOPE,Approve,,\n"
+		if err := os.WriteFile(csvPath, []byte(csv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", csvPath)
+		if code := exitCodeOf(err); code != 1 {
+			t.Errorf("exit code %d (%v), want 1\n%s", code, err, out)
+		}
+		want := []string{
+			"LINE ORDER ID ID STATUS2 ERROR",
+			"2 CLI-1 " + id1 + " Locked",
+			"3 CLI-2 " + id2 + " Void",
+			`4 NOPE No transaction of this merchant has OrderId "NOPE".`,
+		}
+		lines := table(out)
+		if len(lines) < len(want) {
+			t.Fatalf("output\n%s\nwant the table and the error", out)
+		}
+		if diff := cmp.Diff(want, lines[:len(want)]); diff != "" {
+			t.Errorf("table (-want +got):\n%s", diff)
+		}
+		if !strings.Contains(out, "1 of 3 rows were not applied") {
+			t.Errorf("output lacks %q:\n%s", "1 of 3 rows were not applied", out)
+		}
+		if got := []int{statusOf(id1), statusOf(id2)}; !cmp.Equal(got, []int{2, 5}) {
+			t.Errorf("statuses %v, want [2 5] (Locked, Void)", got)
+		}
+	})
+	t.Run("transactions history prints the creation and the change by the operator", func(t *testing.T) {
+		out, err := afftrack(t, nil, "transactions", "history", id1, "--db", dsn)
+		if err != nil {
+			t.Fatalf("history: %v\n%s", err, out)
+		}
+		lines := table(out)
+		want := []*regexp.Regexp{
+			regexp.MustCompile(`^WHEN WHO FROM TO SALE VALUE COMMISSION WHY$`),
+			historyLine(`merchant:30 key \S+`, "(created)", "Pending", "100.0000", "10.0000", "conversion Clickless"),
+			historyLine("operator", "Pending", "Locked", "100.0000", "10.0000", "approved by the merchant"),
+		}
+		if len(lines) != len(want) {
+			t.Fatalf("history has %d lines, want %d:\n%s", len(lines), len(want), out)
+		}
+		for i, re := range want {
+			if !re.MatchString(lines[i]) {
+				t.Errorf("line %d %q does not match %s", i+1, lines[i], re)
+			}
+		}
+	})
+	t.Run("transactions release approves the merchant's Locked transactions", func(t *testing.T) {
+		out, err := afftrack(t, nil, "transactions", "release", "--merchant", "30", "--db", dsn)
+		if err != nil || out != "approved 1 transactions of merchant 30\n" {
+			t.Errorf("release: %v\n%q, want %q", err, out, "approved 1 transactions of merchant 30\n")
+		}
+		if got := statusOf(id1); got != 3 {
+			t.Errorf("CLI-1's status is %d, want 3 (Approved)", got)
+		}
+		out, err = afftrack(t, nil, "transactions", "release", "--merchant", "30", "--db", dsn)
+		if err != nil || out != "approved 0 transactions of merchant 30\n" {
+			t.Errorf("release again: %v\n%q", err, out)
+		}
+		out, err = afftrack(t, nil, "transactions", "release", "--merchant", "31", "--db", dsn)
+		if code := exitCodeOf(err); code != 1 {
+			t.Errorf("release of an unknown merchant: exit %d, want 1\n%s", code, out)
+		}
+	})
+	t.Run("transactions void voids an Approved transaction with the reason", func(t *testing.T) {
+		out, err := afftrack(t, nil, "transactions", "void", id1, "--reason", "Cancelled Order", "--db", dsn)
+		if want := "transaction " + id1 + " voided: Cancelled Order\n"; err != nil || out != want {
+			t.Errorf("void: %v\n%q, want %q", err, out, want)
+		}
+		if got := count(t, db, `SELECT COALESCE(void_reason, 0) FROM transactions WHERE id = `+id1); statusOf(id1) != 5 || got != 2 {
+			t.Errorf("CLI-1: status %d, void reason %d; want 5 (Void), 2 (Cancelled Order)", statusOf(id1), got)
+		}
+		out, err = afftrack(t, nil, "transactions", "history", id1, "--db", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := table(out)
+		tail := []*regexp.Regexp{
+			historyLine("operator", "Locked", "Approved", "100.0000", "10.0000", "released: the network has the merchant's money"),
+			historyLine("operator", "Approved", "Void", "100.0000", "10.0000", "Cancelled Order"),
+		}
+		if len(lines) != 5 {
+			t.Fatalf("history has %d lines, want 5:\n%s", len(lines), out)
+		}
+		for i, re := range tail {
+			if !re.MatchString(lines[3+i]) {
+				t.Errorf("line %d %q does not match %s", 4+i, lines[3+i], re)
+			}
+		}
+	})
+	t.Run("transactions void refuses a Void transaction, an unknown one and a bad reason", func(t *testing.T) {
+		for _, tt := range []struct {
+			name string
+			args []string
+			code int
+		}{
+			{"already Void", []string{id2, "--reason", "Cancelled Order"}, 1},
+			{"unknown", []string{"987654", "--reason", "Cancelled Order"}, 1},
+			{"a reason not of the enum", []string{id1, "--reason", "Bored"}, 2},
+			{"no reason", []string{id1}, 2},
+		} {
+			out, err := afftrack(t, nil, append([]string{"transactions", "void", "--db", dsn}, tt.args...)...)
+			if code := exitCodeOf(err); code != tt.code {
+				t.Errorf("%s: exit %d, want %d\n%s", tt.name, code, tt.code, out)
+			}
+		}
+	})
+	t.Run("lifecycle run locks a transaction whose validation date has passed, once", func(t *testing.T) {
+		if out, err := afftrack(t, nil, "import", "--db", dsn, writeImport(t, 9001, 1)); err != nil {
+			t.Fatalf("import: %v\n%s", err, out)
+		}
+		out, err := afftrack(t, nil, "lifecycle", "run", "--db", dsn)
+		if err != nil || out != "locked 1 transactions\n" {
+			t.Errorf("lifecycle run: %v\n%q, want %q", err, out, "locked 1 transactions\n")
+		}
+		if got := statusOf("9001"); got != 2 {
+			t.Errorf("transaction 9001's status is %d, want 2 (Locked)", got)
+		}
+		out, err = afftrack(t, nil, "lifecycle", "run", "--db", dsn)
+		if err != nil || out != "locked 0 transactions\n" {
+			t.Errorf("lifecycle run again: %v\n%q, want %q", err, out, "locked 0 transactions\n")
+		}
+		out, err = afftrack(t, nil, "transactions", "history", "9001", "--db", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := table(out)
+		want := historyLine("lifecycle", "Pending", "Locked", "40.0000", "4.0000", "validation date reached")
+		if len(lines) != 2 || !want.MatchString(lines[1]) {
+			t.Errorf("history of 9001:\n%s\nwant one line matching %s", out, want)
+		}
+	})
+}
+
+// TestLifecycleRunsAtOnce starts two `afftrack lifecycle run` at the same
+// moment on one database over 1,000 due transactions: together they lock
+// each exactly once.
+func TestLifecycleRunsAtOnce(t *testing.T) {
+	const due = 1000
+	for name, dsn := range trackingDBs(t) {
+		t.Run(name, func(t *testing.T) {
+			importTracking(t, dsn)
+			if out, err := afftrack(t, nil, "import", "--db", dsn, writeImport(t, 5000, due)); err != nil {
+				t.Fatalf("import: %v\n%s", err, out)
+			}
+			var cmds [2]*exec.Cmd
+			var outs [2]bytes.Buffer
+			for i := range cmds {
+				cmds[i] = exec.Command(binary, "lifecycle", "run", "--db", dsn)
+				cmds[i].Env = append(os.Environ(), "AFFTRACK_DB=")
+				cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+			}
+			for _, c := range cmds {
+				if err := c.Start(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			total := 0
+			for i, c := range cmds {
+				err := c.Wait()
+				out := outs[i].String()
+				var n int
+				if _, scanErr := fmt.Sscanf(out, "locked %d transactions\n", &n); err != nil || scanErr != nil {
+					t.Errorf("run %d: %v\n%s", i, err, out)
+				}
+				total += n
+			}
+			t.Logf("the runs printed %q and %q", strings.TrimSpace(outs[0].String()), strings.TrimSpace(outs[1].String()))
+			if total != due {
+				t.Errorf("the runs locked %d in all, want %d", total, due)
+			}
+			db := openDB(t, dsn)
+			if n := count(t, db, `SELECT COUNT(*) FROM (SELECT transaction_id FROM transaction_events
+				WHERE from_status = 1 AND to_status = 2 AND transaction_id >= 5000 AND transaction_id < 6000
+				GROUP BY transaction_id HAVING COUNT(*) = 1) once`); n != due {
+				t.Errorf("%d transactions have exactly one lock event, want %d", n, due)
+			}
+			if n := count(t, db, `SELECT COUNT(*) FROM transaction_events WHERE from_status = 1 AND to_status = 2`); n != due {
+				t.Errorf("%d lock events, want %d", n, due)
+			}
+			if n := count(t, db, `SELECT COUNT(*) FROM transactions WHERE status2 = 2`); n != due {
+				t.Errorf("%d transactions Locked, want %d", n, due)
+			}
+		})
+	}
+}
