@@ -25,6 +25,9 @@ type Click struct {
 	Bot          bool // a known crawler's User-Agent
 	Credited     bool
 	UniqueIDs    [4]string // the affiliate's UniqueId .. UniqueId4
+	// TrafficType is the membership's when the click was recorded, else
+	// Website: what reports count the click under.
+	TrafficType TrafficType
 }
 
 // Limits on what a click keeps of its request.
@@ -90,6 +93,10 @@ type Link struct {
 	// Eligible is true when a click can be credited: the affiliate Active
 	// and Joined to the merchant.
 	Eligible bool
+	// TrafficType is the membership's, whatever its status; 0 when the
+	// affiliate has no membership with the merchant (a click then counts
+	// as Website).
+	TrafficType TrafficType
 }
 
 // TrackingService answers what the tracking routes need from the store.

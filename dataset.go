@@ -1,6 +1,9 @@
 package afftrack
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Dataset is one import file's content, parsed and checked for everything
 // that needs no stored data. A store writes it atomically.
@@ -19,6 +22,12 @@ type Dataset struct {
 	Coupons       []Coupon
 	CurrencyRates []CurrencyRate
 
+	// BannerGroups are written before Banners, which name them;
+	// Promotions after Coupons; Clicks last, as recorded clicks.
+	BannerGroups []BannerGroup
+	Promotions   []Promotion
+	Clicks       []Click
+
 	// Start gives, for a chunk of a larger file, the index in the file of
 	// each collection's first record here, so errors name records by
 	// their place in the file. Zero for a whole file.
@@ -30,18 +39,32 @@ type Dataset struct {
 type DatasetStart struct {
 	Merchants, Affiliates, Memberships, Transactions, Banners, Invoices int
 	Coupons, CurrencyRates                                              int
+	BannerGroups, Promotions, Clicks                                    int
 }
 
-// MerchantRecord is a merchant with the key secrets the file gives it.
+// MerchantRecord is a merchant with the key secrets the file gives it,
+// and what the affiliates' view of merchants shows of it.
 type MerchantRecord struct {
 	Merchant
 	APIKeys []string
+
+	// DateCreated (the launch) and DateModified: null takes the import's
+	// time (DateCreated: a stored merchant's own).
+	DateCreated, DateModified Null[time.Time]
+	Summary                   string
+	// Categories are MerchantNewCategory values (ValidMerchantCategory),
+	// at most MaxMerchantCategories: NewCategory ... NewCategory3.
+	Categories []string
 }
 
 // AffiliateRecord is an affiliate with the key secrets the file gives it.
 type AffiliateRecord struct {
 	Affiliate
 	APIKeys []string
+
+	// DateCreated (joining the network) and DateModified: null takes the
+	// import's time (DateCreated: a stored affiliate's own).
+	DateCreated, DateModified Null[time.Time]
 }
 
 // TransactionRecord is a transaction with the derived names the file
@@ -52,12 +75,20 @@ type TransactionRecord struct {
 	Transaction
 	ClaimedContactName  Null[string]
 	ClaimedBusinessName Null[string]
+	// ClaimedMerchantName and ClaimedMerchantAvatarURL are checked
+	// against the merchant's account likewise.
+	ClaimedMerchantName      Null[string]
+	ClaimedMerchantAvatarURL Null[string]
 }
 
 // ImportSummary counts what an import wrote.
 type ImportSummary struct {
 	Merchants, Affiliates, Memberships, Transactions, Banners, Invoices, Keys int
 	Programs, Coupons, CurrencyRates                                          int
+	BannerGroups, Promotions, Clicks                                          int
+	// NewBannerGroups counts the groups made for banners whose GroupName
+	// named none.
+	NewBannerGroups int
 }
 
 // ImportService writes datasets.

@@ -169,6 +169,32 @@ const (
 
 var membershipStatusNames = []string{"", "Joined", "Invited", "Not Joined", "Pending"}
 
+// MerchantType is how a program pays: v1-surface.md section 2.2's
+// CommissionType of a merchant.
+type MerchantType uint8
+
+// MerchantType values.
+const (
+	MerchantTypePercentPerSale MerchantType = iota + 1
+	MerchantTypeDollarPerSale
+	MerchantTypeDollarPerLead
+)
+
+var merchantTypeNames = []string{"", "Percent per Sale", "Dollar per Sale", "Dollar per Lead"}
+
+// TrafficSourceStatus is a merchant's verdict on one of an affiliate's
+// traffic sources.
+type TrafficSourceStatus uint8
+
+// TrafficSourceStatus values.
+const (
+	TrafficSourceApproved TrafficSourceStatus = iota + 1
+	TrafficSourceDeclined
+	TrafficSourcePending
+)
+
+var trafficSourceStatusNames = []string{"", "Approved", "Declined", "Pending"}
+
 // String returns the value's name as the interface writes it; "" for zero.
 func (v TrafficType) String() string { return enumName(trafficTypeNames, v) }
 
@@ -207,6 +233,22 @@ func (v AccountStatus) String() string { return enumName(accountStatusNames, v) 
 
 // String returns the value's name as the interface writes it; "" for zero.
 func (v MembershipStatus) String() string { return enumName(membershipStatusNames, v) }
+
+// String returns the value's name as the interface writes it; "" for zero.
+func (v MerchantType) String() string { return enumName(merchantTypeNames, v) }
+
+// String returns the value's name as the interface writes it; "" for zero.
+func (v TrafficSourceStatus) String() string { return enumName(trafficSourceStatusNames, v) }
+
+// ParseMerchantType returns the MerchantType named s, ignoring case.
+func ParseMerchantType(s string) (MerchantType, bool) {
+	return parseEnum[MerchantType](merchantTypeNames, s)
+}
+
+// ParseTrafficSourceStatus returns the TrafficSourceStatus named s, ignoring case.
+func ParseTrafficSourceStatus(s string) (TrafficSourceStatus, bool) {
+	return parseEnum[TrafficSourceStatus](trafficSourceStatusNames, s)
+}
 
 // ParseTrafficType returns the TrafficType named s, ignoring case.
 func ParseTrafficType(s string) (TrafficType, bool) {
@@ -289,6 +331,12 @@ func AccountStatusNames() string { return enumList(accountStatusNames) }
 
 // MembershipStatusNames lists every MembershipStatus name in order, comma-separated.
 func MembershipStatusNames() string { return enumList(membershipStatusNames) }
+
+// MerchantTypeNames lists every MerchantType name in order, comma-separated.
+func MerchantTypeNames() string { return enumList(merchantTypeNames) }
+
+// TrafficSourceStatusNames lists every TrafficSourceStatus name in order, comma-separated.
+func TrafficSourceStatusNames() string { return enumList(trafficSourceStatusNames) }
 
 func enumName[T ~uint8](names []string, v T) string {
 	if int(v) < len(names) {

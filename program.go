@@ -39,6 +39,49 @@ type Program struct {
 	// Rules are more specific rules; see Rule.
 	Rules              []CommissionRule
 	OverrideFeePercent Percent
+	// Listed shows the merchant to every affiliate; an unlisted one is
+	// seen only by the affiliates with a membership (v1-surface.md
+	// section 2.2). The import file's default is true.
+	Listed bool
+	// CommissionType is how the program says it pays; 0 derives it from
+	// the Commission (see MerchantType).
+	CommissionType MerchantType
+}
+
+// MerchantType returns the program's CommissionType, or the one its
+// Commission gives when it names none: Percent per Sale for a Percent,
+// Dollar per Sale for a Flat; 0 for a program without a Commission.
+func (p *Program) MerchantType() MerchantType {
+	switch {
+	case p.CommissionType != 0:
+		return p.CommissionType
+	case p.Commission.Percent.Valid:
+		return MerchantTypePercentPerSale
+	case p.Commission.Flat.Valid:
+		return MerchantTypeDollarPerSale
+	}
+	return 0
+}
+
+// CheckCommissionType checks that a CommissionType the program names
+// fits its Commission: Percent per Sale needs a Percent, the others a
+// Flat. The error names the field.
+func (p *Program) CheckCommissionType() error {
+	switch p.CommissionType {
+	case 0:
+		return nil
+	case MerchantTypePercentPerSale:
+		if !p.Commission.Percent.Valid {
+			return Errorf(EINVALID, "CommissionType: %s needs a Commission with a Percent", p.CommissionType)
+		}
+	case MerchantTypeDollarPerSale, MerchantTypeDollarPerLead:
+		if !p.Commission.Flat.Valid {
+			return Errorf(EINVALID, "CommissionType: %s needs a Commission with a Flat", p.CommissionType)
+		}
+	default:
+		return Errorf(EINVALID, "CommissionType: %d is not one of %s", p.CommissionType, MerchantTypeNames())
+	}
+	return nil
 }
 
 // Program defaults, as the import applies them to a field left out.
@@ -110,6 +153,15 @@ type Coupon struct {
 	AffiliateID Null[int64] // null: a public coupon, which credits no one by itself
 	StartDate   Null[time.Time]
 	EndDate     Null[time.Time]
+
+	// DateCreated and DateModified are never null once stored; in an
+	// import record null takes the import's time (DateCreated: a stored
+	// coupon's own).
+	DateCreated, DateModified Null[time.Time]
+	// TargetURL is where the coupon's link lands; "" in an import record
+	// takes the program's TargetUrl.
+	TargetURL          string
+	TermsAndConditions string
 }
 
 // ValidAt reports whether the coupon can be used at t (wall clock): on or

@@ -159,7 +159,7 @@ func TestImportThenServeOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatalf("import: %v\n%s", err, out)
 			}
-			if !strings.Contains(out, "imported 2 merchants (0 programs), 1 affiliates, 1 memberships, 2 transactions, 0 banners, 1 invoices, 0 coupons, 0 currency rates, 3 new keys") {
+			if !strings.Contains(out, "imported 2 merchants (0 programs), 1 affiliates, 1 memberships, 2 transactions, 0 banner groups (0 more made for banners), 0 banners, 1 invoices, 0 coupons, 0 promotions, 0 currency rates, 0 clicks, 3 new keys") {
 				t.Errorf("import output = %q", out)
 			}
 			// Re-running an import is safe and adds no keys.

@@ -23,8 +23,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	setUsage(fs, "afftrack import [--db URL] [--timezone ZONE] FILE", `Loads FILE, a JSON import file (or - for standard input), into the database:
 every record or, at the first invalid one, nothing. FILE is one JSON object
 with the collections Merchants (each with an optional Program), Affiliates,
-Memberships, Transactions, Banners, Invoices, Coupons and CurrencyRates;
-docs/import.md describes every field and rule.`)
+Memberships, Transactions, BannerGroups, Banners, Invoices, Coupons,
+Promotions, CurrencyRates and Clicks; docs/import.md describes every field
+and rule.`)
 	dsn := dbFlag(fs)
 	zone := fs.String("timezone", "UTC", "the network's time zone; zoned datetimes in the file are converted to it")
 	rest, err := env.parse(fs, args)
@@ -69,9 +70,11 @@ docs/import.md describes every field and rule.`)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "imported %d merchants (%d programs), %d affiliates, %d memberships, %d transactions, %d banners, %d invoices, %d coupons, %d currency rates, %d new keys\n",
-		n.Merchants, n.Programs, n.Affiliates, n.Memberships, n.Transactions, n.Banners, n.Invoices, n.Coupons,
-		n.CurrencyRates, n.Keys)
+	fmt.Fprintf(env.stdout, "imported %d merchants (%d programs), %d affiliates, %d memberships, %d transactions, "+
+		"%d banner groups (%d more made for banners), %d banners, %d invoices, %d coupons, %d promotions, "+
+		"%d currency rates, %d clicks, %d new keys\n",
+		n.Merchants, n.Programs, n.Affiliates, n.Memberships, n.Transactions, n.BannerGroups, n.NewBannerGroups,
+		n.Banners, n.Invoices, n.Coupons, n.Promotions, n.CurrencyRates, n.Clicks, n.Keys)
 	return nil
 }
 

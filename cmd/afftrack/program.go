@@ -121,10 +121,13 @@ func programJSON(p *afftrack.Program) map[string]any {
 	out := map[string]any{
 		"TargetUrl": p.TargetURL, "AllowedDomains": domains, "CookieDays": p.CookieDays,
 		"ValidationDays": p.ValidationDays, "Prepaid": p.Prepaid, "ClickAppend": p.ClickAppend,
-		"Rules": rules, "OverrideFeePercent": json.Number(p.OverrideFeePercent.String()),
+		"Rules": rules, "OverrideFeePercent": json.Number(p.OverrideFeePercent.String()), "Listed": p.Listed,
 	}
 	if p.Commission.Pays() {
 		out["Commission"] = rule(p.Commission)
+	}
+	if p.CommissionType != 0 { // else derived from Commission
+		out["CommissionType"] = p.CommissionType.String()
 	}
 	return out
 }

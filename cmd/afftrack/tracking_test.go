@@ -312,7 +312,7 @@ func TestProgramAndRatesFromTheCommandLine(t *testing.T) {
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "cli.db")
 	importTracking(t, dsn)
 	program := `{"TargetUrl": "https://new.example/", "CookieDays": 7, "Commission": {"Flat": 4.5},
-		"Rules": [{"AffiliateId": 40, "Percent": 3}]}`
+		"Rules": [{"AffiliateId": 40, "Percent": 3}], "Listed": false, "CommissionType": "Dollar per Lead"}`
 	if out, err := afftrack(t, strings.NewReader(program), "program", "set", "30", "-", "--db", dsn); err != nil {
 		t.Fatalf("program set: %v\n%s", err, out)
 	}
@@ -320,7 +320,8 @@ func TestProgramAndRatesFromTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("program show: %v\n%s", err, out)
 	}
-	for _, want := range []string{`"TargetUrl": "https://new.example/"`, `"CookieDays": 7`, `"Flat": 4.5000`, `"Percent": 3.0000`, `"AffiliateId": 40`} {
+	for _, want := range []string{`"TargetUrl": "https://new.example/"`, `"CookieDays": 7`, `"Flat": 4.5000`, `"Percent": 3.0000`,
+		`"AffiliateId": 40`, `"Listed": false`, `"CommissionType": "Dollar per Lead"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("program show lacks %s:\n%s", want, out)
 		}
@@ -328,6 +329,18 @@ func TestProgramAndRatesFromTheCommandLine(t *testing.T) {
 	if out, err := afftrack(t, strings.NewReader(`{"TargetUrl": "javascript:alert(1)"}`), "program", "set", "30", "-", "--db", dsn); err == nil ||
 		!strings.Contains(out, "Program.TargetUrl") {
 		t.Errorf("a bad program was accepted: %v\n%s", err, out)
+	}
+	// What show prints, set takes back unchanged.
+	if out, err := afftrack(t, strings.NewReader(out), "program", "set", "30", "-", "--db", dsn); err != nil {
+		t.Fatalf("program set of program show's output: %v\n%s", err, out)
+	}
+	if again, err := afftrack(t, nil, "program", "show", "30", "--db", dsn); err != nil || again != out {
+		t.Errorf("program show after set of its output: %v\n%s\nwant\n%s", err, again, out)
+	}
+	if out, err := afftrack(t, strings.NewReader(`{"Commission": {"Flat": 1}, "CommissionType": "Percent per Sale"}`),
+		"program", "set", "30", "-", "--db", dsn); err == nil ||
+		!strings.Contains(out, "Program.CommissionType: Percent per Sale needs a Commission with a Percent") {
+		t.Errorf("a CommissionType that does not fit the Commission was accepted: %v\n%s", err, out)
 	}
 	rates := "Code,Date,Rate\nEUR,2024-02-01,1.65\nusd,2024-03-01,1.51\n"
 	if out, err := afftrack(t, strings.NewReader(rates), "rates", "import", "-", "--db", dsn); err != nil || !strings.Contains(out, "imported 2 rates") {

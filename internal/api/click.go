@@ -64,6 +64,10 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			Referer:      truncate(afftrack.CleanText(r.Referer()), afftrack.MaxRefererLength),
 			Bot:          bot,
 			Credited:     link.Eligible && !bot,
+			TrafficType:  link.TrafficType,
+		}
+		if c.TrafficType == 0 { // no membership
+			c.TrafficType = afftrack.TrafficTypeWebsite
 		}
 		if link.Banner.Valid {
 			c.CreativeType, c.CreativeID = afftrack.CreativeTypeBanner, link.Banner

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
@@ -60,7 +61,7 @@ func TestCreditedBannerClick(t *testing.T) {
 
 	c := e.waitClick("id", id)
 	want := clickRow{ID: id, MerchantID: 1, AffiliateID: 1, CreativeType: 2, Credited: true,
-		UniqueIDs: [4]string{"sub1", long[:255], "three", "four"}}
+		UniqueIDs: [4]string{"sub1", long[:255], "three", "four"}, TrafficType: int64(afftrack.TrafficTypeWebsite)}
 	want.CreativeID.Int64, want.CreativeID.Valid = 1, true
 	want.Referer = referer[:2048]
 	want.IPHash = c.IPHash // checked below
@@ -77,6 +78,28 @@ func TestCreditedBannerClick(t *testing.T) {
 	// A second click is a new click with a new id.
 	if id2 := e.creditedClick("/t/1/b/1"); id2 == id {
 		t.Errorf("two clicks share the id %s", id)
+	}
+}
+
+// TestClickRecordsTheMembershipsTrafficType: a click counts under its
+// membership's TrafficType (v1-surface.md section 5), Website without one.
+func TestClickRecordsTheMembershipsTrafficType(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{})
+	for _, c := range []struct {
+		path string
+		want afftrack.TrafficType
+	}{
+		{"/t/1/t/2", afftrack.TrafficTypeEmailList}, // Joined, Email List
+		{"/t/2/t/1", afftrack.TrafficTypeWebsite},   // Pending, no TrafficType given
+		{"/t/4/b/1", afftrack.TrafficTypeWebsite},   // no membership
+	} {
+		r := e.click(c.path, "Referer", "https://ref.example/"+c.path)
+		if r.StatusCode != http.StatusFound {
+			t.Fatalf("%s: status %d %q, want 302", c.path, r.StatusCode, r.body)
+		}
+		if got := e.waitClick("referer", "https://ref.example/"+c.path); afftrack.TrafficType(got.TrafficType) != c.want {
+			t.Errorf("%s: click TrafficType %s, want %s", c.path, afftrack.TrafficType(got.TrafficType), c.want)
+		}
 	}
 }
 

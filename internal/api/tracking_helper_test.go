@@ -79,7 +79,7 @@ const trNetwork = `{
   ],
   "Memberships": [
     {"AffiliateId": 1, "MerchantId": 1, "Status": "Joined", "TrafficSource": "https://ann.example.org/"},
-    {"AffiliateId": 1, "MerchantId": 2, "Status": "Joined"},
+    {"AffiliateId": 1, "MerchantId": 2, "Status": "Joined", "TrafficType": "Email List"},
     {"AffiliateId": 1, "MerchantId": 3, "Status": "Joined"},
     {"AffiliateId": 1, "MerchantId": 4, "Status": "Joined"},
     {"AffiliateId": 2, "MerchantId": 1, "Status": "Pending"},
@@ -297,10 +297,11 @@ type clickRow struct {
 	CreativeID                                    sql.NullInt64
 	Bot, Credited                                 bool
 	UniqueIDs                                     [4]string
+	TrafficType                                   int64
 }
 
 const clickRowColumns = `id, merchant_id, affiliate_id, creative_type, creative_id, referer, ip_hash,
-	country_code, country_name, bot, credited, unique_id, unique_id2, unique_id3, unique_id4`
+	country_code, country_name, bot, credited, unique_id, unique_id2, unique_id3, unique_id4, traffic_type`
 
 // waitClick polls the clicks table for the row where column = value,
 // since clicks are written behind the redirect.
@@ -312,7 +313,7 @@ func (e *trEnv) waitClick(column, value string) clickRow {
 		err := e.db.SQL().QueryRow(`SELECT `+clickRowColumns+` FROM clicks WHERE `+column+` = $1`, value).Scan(
 			&c.ID, &c.MerchantID, &c.AffiliateID, &c.CreativeType, &c.CreativeID, &c.Referer, &c.IPHash,
 			&c.CountryCode, &c.CountryName, &c.Bot, &c.Credited,
-			&c.UniqueIDs[0], &c.UniqueIDs[1], &c.UniqueIDs[2], &c.UniqueIDs[3])
+			&c.UniqueIDs[0], &c.UniqueIDs[1], &c.UniqueIDs[2], &c.UniqueIDs[3], &c.TrafficType)
 		if err == nil {
 			return c
 		}

@@ -16,8 +16,43 @@ func parseMerchant(r *record) (afftrack.MerchantRecord, *afftrack.Program) {
 	m.Status = accountStatus(r)
 	m.RateLimit = rateLimit(r)
 	m.APIKeys = apiKeys(r)
+	m.DateCreated = r.nullDatetime("DateCreated")
+	m.DateModified = r.nullDatetime("DateModified")
+	m.Summary = r.str("Summary", false)
+	m.Categories = categories(r)
 	p := program(r, m.ID)
 	return m, p
+}
+
+// categories reads a merchant's Categories: at most three
+// MerchantNewCategory values, none given twice.
+func categories(r *record) []string {
+	raw := r.raw("Categories")
+	if raw == nil {
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		r.fail("Categories", "must be an array of strings")
+		return nil
+	}
+	if len(list) > afftrack.MaxMerchantCategories {
+		r.fail("Categories", "has %d categories; a merchant has at most %d", len(list), afftrack.MaxMerchantCategories)
+		return nil
+	}
+	for i, c := range list {
+		if err := afftrack.ValidMerchantCategory(c); err != nil {
+			r.fail(fmt.Sprintf("Categories[%d]", i), "%s", afftrack.ErrorMessage(err))
+			return nil
+		}
+		for j := range i {
+			if list[j] == c {
+				r.fail(fmt.Sprintf("Categories[%d]", i), "%q is also Categories[%d]", c, j)
+				return nil
+			}
+		}
+	}
+	return list
 }
 
 func parseAffiliate(r *record) afftrack.AffiliateRecord {
@@ -35,25 +70,9 @@ func parseAffiliate(r *record) afftrack.AffiliateRecord {
 			r.fail("NotificationUrl", "%s", afftrack.ErrorMessage(err))
 		}
 	}
+	a.DateCreated = r.nullDatetime("DateCreated")
+	a.DateModified = r.nullDatetime("DateModified")
 	return a
-}
-
-func parseMembership(r *record) afftrack.Membership {
-	m := afftrack.Membership{AffiliateID: r.id("AffiliateId"), MerchantID: r.id("MerchantId")}
-	m.Status = enum(r, "Status", false, afftrack.ParseMembershipStatus, afftrack.MembershipStatusNames())
-	if m.Status == 0 {
-		m.Status = afftrack.MembershipJoined
-	}
-	m.TrafficType = enum(r, "TrafficType", false, afftrack.ParseTrafficType, afftrack.TrafficTypeNames())
-	if m.TrafficType == 0 {
-		m.TrafficType = afftrack.TrafficTypeWebsite
-	}
-	m.TrafficSource = r.str("TrafficSource", false)
-	m.TrafficSourceApproved = true
-	if r.raw("TrafficSourceApproved") != nil {
-		m.TrafficSourceApproved = r.bool("TrafficSourceApproved")
-	}
-	return m
 }
 
 // accountStatus reads Status, Active when absent.

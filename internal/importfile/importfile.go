@@ -1,6 +1,7 @@
 // Package importfile reads afftrack's import file: one JSON document whose
 // optional collections (Merchants, Affiliates, Memberships, Transactions,
-// Banners, Invoices, Coupons, CurrencyRates) hold records in the API's own field names. It checks
+// BannerGroups, Banners, Invoices, Coupons, Promotions, CurrencyRates,
+// Clicks) hold records in the API's own field names. It checks
 // everything that needs no stored data — types, formats, lengths,
 // required fields, enumerations, status invariants, ids given twice — and
 // names the collection, the record's index and the field of the first
@@ -77,16 +78,24 @@ func ParseOptions(r io.Reader, opts Options) (*afftrack.Dataset, error) {
 		all.Transactions = append(all.Transactions, d.Transactions...)
 		all.Banners = append(all.Banners, d.Banners...)
 		all.Invoices = append(all.Invoices, d.Invoices...)
+		all.BannerGroups = append(all.BannerGroups, d.BannerGroups...)
+		all.Promotions = append(all.Promotions, d.Promotions...)
+		all.Clicks = append(all.Clicks, d.Clicks...)
 	}
 }
 
 // collections lists the file's collections in the order the store must
 // write them: each refers only to those before it.
-var collections = [numCollections]string{"Merchants", "Affiliates", "Memberships", "Transactions", "Banners",
-	"Invoices", "Coupons", "CurrencyRates"}
+var collections = [numCollections]string{"Merchants", "Affiliates", "Memberships", "Transactions", "BannerGroups",
+	"Banners", "Invoices", "Coupons", "Promotions", "CurrencyRates", "Clicks"}
 
 // numCollections is the number of collections a file may hold.
-const numCollections = 8
+const numCollections = 11
+
+// collectionList names the collections for error messages: "A, B or C".
+func collectionList() string {
+	return strings.Join(collections[:numCollections-1], ", ") + " or " + collections[numCollections-1]
+}
 
 // collectionIndex returns the index in collections of a name in any case,
 // or -1.
@@ -151,7 +160,7 @@ func (rd *Reader) Close() error {
 // errShape is the error of a file that is not one object of arrays.
 func errShape(detail string) error {
 	return afftrack.Errorf(afftrack.EINVALID, "the import file must be one JSON object with the collections "+
-		"Merchants, Affiliates, Memberships, Transactions, Banners, Invoices: %s", detail)
+		"%s: %s", collectionList(), detail)
 }
 
 // Next returns the next chunk of records, all of one collection, or nil
@@ -218,7 +227,7 @@ func (rd *Reader) nextCollection() error {
 	i := collectionIndex(name)
 	if i < 0 {
 		return afftrack.Errorf(afftrack.EINVALID,
-			"%s: is not a collection; use Merchants, Affiliates, Memberships, Transactions, Banners or Invoices", name)
+			"%s: is not a collection; use %s", name, collectionList())
 	}
 	if rd.seen[i] {
 		return afftrack.Errorf(afftrack.EINVALID, "%s: is given twice in the file", collections[i])
@@ -350,6 +359,19 @@ func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 		cr := parseCurrencyRate(r)
 		rd.dup.rate(r, cr)
 		d.CurrencyRates = append(d.CurrencyRates, cr)
+	case "BannerGroups":
+		g := parseBannerGroup(r)
+		rd.dup.id(r, "BannerGroups", g.ID)
+		rd.dup.groupName(r, g)
+		d.BannerGroups = append(d.BannerGroups, g)
+	case "Promotions":
+		p := parsePromotion(r)
+		rd.dup.id(r, "Promotions", p.ID)
+		d.Promotions = append(d.Promotions, p)
+	case "Clicks":
+		c := parseClick(r)
+		rd.dup.click(r, c.ID)
+		d.Clicks = append(d.Clicks, c)
 	}
 }
 
@@ -372,6 +394,12 @@ func setStart(d *afftrack.Dataset, i, start int) {
 		d.Start.Coupons = start
 	case "CurrencyRates":
 		d.Start.CurrencyRates = start
+	case "BannerGroups":
+		d.Start.BannerGroups = start
+	case "Promotions":
+		d.Start.Promotions = start
+	case "Clicks":
+		d.Start.Clicks = start
 	}
 }
 
@@ -397,11 +425,13 @@ type duplicates struct {
 	memberships map[[2]int64]int32
 	secrets     map[string]string // a key's secret: where it was first
 	rates       map[string]int32  // "CODE YYYY-MM-DD"
+	groupNames  map[groupName]int32
+	clicks      map[[16]byte]int32 // a click id's 128 bits
 }
 
 func newDuplicates() duplicates {
 	return duplicates{ids: map[string]map[int64]int32{}, memberships: map[[2]int64]int32{}, secrets: map[string]string{},
-		rates: map[string]int32{}}
+		rates: map[string]int32{}, groupNames: map[groupName]int32{}, clicks: map[[16]byte]int32{}}
 }
 
 // index returns the index of a record's path: Transactions[12] gives 12.

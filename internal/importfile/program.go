@@ -67,6 +67,14 @@ func programFrom(sub *record, merchantID int64) *afftrack.Program {
 			sub.fail("OverrideFeePercent", "must be from 0 to 100")
 		}
 	}
+	p.Listed = true
+	if v := sub.nullBool("Listed"); v.Valid {
+		p.Listed = v.Value
+	}
+	p.CommissionType = enum(sub, "CommissionType", false, afftrack.ParseMerchantType, afftrack.MerchantTypeNames())
+	if err := p.CheckCommissionType(); err != nil && sub.err == nil {
+		sub.err = afftrack.Errorf(afftrack.EINVALID, "%s.%s", sub.path, afftrack.ErrorMessage(err))
+	}
 	return p
 }
 
@@ -164,35 +172,6 @@ func rule(parent *record, name string, raw json.RawMessage, conditions bool) aff
 	}
 	return out
 }
-
-// parseCoupon reads a coupon (tracking.md section 8).
-func parseCoupon(r *record) afftrack.Coupon {
-	var c afftrack.Coupon
-	c.ID = r.id("Id")
-	c.MerchantID = r.id("MerchantId")
-	c.Code = r.str("Code", true)
-	if r.err == nil && (strings.TrimSpace(c.Code) == "" || len(c.Code) > maxCouponCode) {
-		r.fail("Code", "must be 1 to %d bytes, not only spaces", maxCouponCode)
-	}
-	c.Description = r.str("Description", false)
-	c.AffiliateID = r.nullInt("AffiliateId", false)
-	if c.AffiliateID.Valid && c.AffiliateID.Value < 1 && r.err == nil {
-		r.fail("AffiliateId", "%d is not a valid id; ids are positive", c.AffiliateID.Value)
-	}
-	if r.raw("StartDate") != nil {
-		c.StartDate = afftrack.Some(r.datetime("StartDate", false, time.Time{}))
-	}
-	if r.raw("EndDate") != nil {
-		c.EndDate = afftrack.Some(r.datetime("EndDate", false, time.Time{}))
-	}
-	if r.err == nil && c.StartDate.Valid && c.EndDate.Valid && c.EndDate.Value.Before(c.StartDate.Value) {
-		r.fail("EndDate", "is before StartDate")
-	}
-	return c
-}
-
-// maxCouponCode bounds a coupon code, which customers type.
-const maxCouponCode = 255
 
 // parseCurrencyRate reads a rate (tracking.md section 5): Code a currency
 // of ISO 4217, Date a day, Rate network-currency units for one unit of

@@ -243,6 +243,71 @@ func (r *record) datetime(name string, required bool, def time.Time) time.Time {
 	return t
 }
 
+// nullDatetime reads an optional datetime: null when absent.
+func (r *record) nullDatetime(name string) afftrack.Null[time.Time] {
+	if r.raw(name) == nil {
+		return afftrack.Null[time.Time]{}
+	}
+	return afftrack.Some(r.datetime(name, false, time.Time{}))
+}
+
+// nullBool reads an optional boolean: null when absent.
+func (r *record) nullBool(name string) afftrack.Null[bool] {
+	if r.raw(name) == nil {
+		return afftrack.Null[bool]{}
+	}
+	return afftrack.Some(r.bool(name))
+}
+
+// idRef reads an optional reference to a record: null, or a positive id.
+func (r *record) idRef(name string) afftrack.Null[int64] {
+	v := r.nullInt(name, false)
+	if v.Valid && v.Value < 1 && r.err == nil {
+		r.fail(name, "%d is not a valid id; ids are positive", v.Value)
+	}
+	return v
+}
+
+// shortText reads optional text of at most n characters: null when absent.
+func (r *record) shortText(name string, n int) afftrack.Null[string] {
+	s := r.nullStr(name, false)
+	if s.Valid && r.err == nil && utf8.RuneCountInString(s.Value) > n {
+		r.fail(name, "is %d characters long; at most %d", utf8.RuneCountInString(s.Value), n)
+	}
+	return s
+}
+
+// list reads an optional array field into its elements' JSON; null when
+// absent.
+func (r *record) list(name, what string, max int) []json.RawMessage {
+	raw := r.raw(name)
+	if raw == nil {
+		return nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		r.fail(name, "must be an array of %s", what)
+		return nil
+	}
+	if len(list) > max {
+		r.fail(name, "has %d elements; at most %d", len(list), max)
+		return nil
+	}
+	return list
+}
+
+// sub reads the element raw of a list field as a record of its own,
+// path name[i], handing its first error to r.
+func (r *record) sub(name string, i int, raw json.RawMessage, read func(*record)) {
+	sr := newRecord(fmt.Sprintf("%s.%s[%d]", r.path, name, i), raw, r.opts)
+	if sr.err == nil {
+		read(sr)
+	}
+	if err := sr.done(); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
 // enum reads a value name of an enumeration, case-insensitively.
 func enum[T ~uint8](r *record, name string, required bool, parse func(string) (T, bool), names string) T {
 	s := r.nullStr(name, required)

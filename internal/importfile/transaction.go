@@ -8,10 +8,12 @@ import (
 )
 
 // parseTransaction reads a transaction in the API's JSON fields plus
-// MerchantId. Status, AffiliateContactName and AffiliateBusinessName are
-// derived by the service; given, they must agree (Status here, the names
-// in the store). DateModified, ConsumptionDate and ValidationDate default
-// to DateCreated; text and amounts default to empty and zero.
+// MerchantId, and the affiliate view's (v1-surface.md section 3).
+// Status, Paid, AffiliateContactName, AffiliateBusinessName, MerchantName
+// and MerchantAvatarUrl are derived by the service; given, they must
+// agree (Status and Paid here, the names in the store). DateModified,
+// ConsumptionDate and ValidationDate default to DateCreated; text and
+// amounts default to empty and zero, UniqueId ... UniqueId4 to null.
 func parseTransaction(r *record) afftrack.TransactionRecord {
 	var rec afftrack.TransactionRecord
 	t := &rec.Transaction
@@ -52,17 +54,30 @@ func parseTransaction(r *record) afftrack.TransactionRecord {
 	t.PlacementID = r.nullInt("PlacementId", false)
 	t.PlacementName = r.nullStr("PlacementName", false)
 	t.Items = parseItems(r)
+	rec.ClaimedMerchantName = r.nullStr("MerchantName", false)
+	rec.ClaimedMerchantAvatarURL = r.nullStr("MerchantAvatarUrl", false)
+	for i, name := range uniqueIDFields {
+		t.UniqueIDs[i] = r.shortText(name, afftrack.MaxUniqueIDLength)
+	}
+	paid := r.nullBool("Paid")
 	if r.err != nil {
 		return rec
 	}
 	if status != 0 && status != t.Status() {
 		r.fail("Status", "%q does not agree with Status2 %q, which gives %q", status, t.Status2, t.Status())
 	}
+	if paid.Valid && paid.Value != (t.Status2 == afftrack.Status2Paid) {
+		r.fail("Paid", "%v does not agree with Status2 %q: Paid is true exactly when Status2 is Paid", paid.Value, t.Status2)
+	}
 	if err := t.Validate(); err != nil {
 		r.err = afftrack.Errorf(afftrack.EINVALID, "%s.%s", r.path, afftrack.ErrorMessage(err))
 	}
 	return rec
 }
+
+// uniqueIDFields are the affiliate's sub-ids of a transaction, from its
+// click.
+var uniqueIDFields = [4]string{"UniqueId", "UniqueId2", "UniqueId3", "UniqueId4"}
 
 // parseItems reads Items: an array, absent or null meaning none.
 func parseItems(r *record) []afftrack.TransactionItem {

@@ -100,24 +100,16 @@ func (s *AccountService) FindAffiliate(ctx context.Context, id int64) (*afftrack
 	return &a, nil
 }
 
-// Inserts of accounts, for CreateX, and the upserts Import uses, which
-// replace a stored account of the same id. CreateX must not replace: a
-// concurrent creation that took the id has to fail on the primary key.
+// Inserts of accounts, for CreateX, dated now; the import has upserts of
+// its own (dataset.go). CreateX must not replace: a concurrent creation
+// that took the id has to fail on the primary key.
 const (
-	insertMerchant = `INSERT INTO merchants (id, name, avatar_url, status, rate_per_minute, rate_per_day, rate_concurrent)
-	VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	upsertMerchant = insertMerchant + `
-	ON CONFLICT (id) DO UPDATE SET name = excluded.name, avatar_url = excluded.avatar_url, status = excluded.status,
-		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
-		rate_concurrent = excluded.rate_concurrent`
+	insertMerchant = `INSERT INTO merchants (id, name, avatar_url, status, rate_per_minute, rate_per_day, rate_concurrent,
+		date_created, date_modified)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`
 	insertAffiliate = `INSERT INTO affiliates (id, contact_name, business_name, status, gst_registered,
-		rate_per_minute, rate_per_day, rate_concurrent, notification_url)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-	upsertAffiliate = insertAffiliate + `
-	ON CONFLICT (id) DO UPDATE SET contact_name = excluded.contact_name, business_name = excluded.business_name,
-		status = excluded.status, gst_registered = excluded.gst_registered,
-		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
-		rate_concurrent = excluded.rate_concurrent, notification_url = excluded.notification_url`
+		rate_per_minute, rate_per_day, rate_concurrent, notification_url, date_created, date_modified)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`
 )
 
 func merchantArgs(m *afftrack.Merchant) []any {
@@ -143,17 +135,22 @@ func accountTable(kind afftrack.AccountKind) (table, noun string, err error) {
 	return "", "", afftrack.Errorf(afftrack.EINVALID, "account kind %d is neither merchant nor affiliate", kind)
 }
 
-// CreateMerchant adds m. An ID of 0 takes max(id)+1, written back; an ID
-// that exists is an EINVALID error. A zero Status is taken as Active and
+// CreateMerchant adds m, created and modified now (the network's wall
+// clock). An ID of 0 takes max(id)+1, written back; an ID that exists is an
+// EINVALID error. A zero Status is taken as Active and
 // written back, as an account nobody may use is never what is meant.
 func (s *AccountService) CreateMerchant(ctx context.Context, m *afftrack.Merchant) error {
 	if m.Status == 0 {
 		m.Status = afftrack.AccountActive
 	}
+	now, err := s.db.networkNow(ctx)
+	if err != nil {
+		return fmt.Errorf("create merchant: %w", err)
+	}
 	id, err := s.createAccount(ctx, afftrack.KindMerchant, m.ID, func(tx *sql.Tx, id int64) error {
 		mm := *m
 		mm.ID = id
-		_, err := tx.ExecContext(ctx, insertMerchant, merchantArgs(&mm)...)
+		_, err := tx.ExecContext(ctx, insertMerchant, append(merchantArgs(&mm), toMillis(now))...)
 		return err
 	})
 	if err != nil {
@@ -168,10 +165,14 @@ func (s *AccountService) CreateAffiliate(ctx context.Context, a *afftrack.Affili
 	if a.Status == 0 {
 		a.Status = afftrack.AccountActive
 	}
+	now, err := s.db.networkNow(ctx)
+	if err != nil {
+		return fmt.Errorf("create affiliate: %w", err)
+	}
 	id, err := s.createAccount(ctx, afftrack.KindAffiliate, a.ID, func(tx *sql.Tx, id int64) error {
 		aa := *a
 		aa.ID = id
-		_, err := tx.ExecContext(ctx, insertAffiliate, affiliateArgs(&aa)...)
+		_, err := tx.ExecContext(ctx, insertAffiliate, append(affiliateArgs(&aa), toMillis(now))...)
 		return err
 	})
 	if err != nil {

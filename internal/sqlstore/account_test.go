@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -146,6 +147,18 @@ func TestAccountAdministration(t *testing.T) {
 			}
 			if diff := cmp.Diff(a, gotA); diff != "" {
 				t.Errorf("stored affiliate (-want +got):\n%s", diff)
+			}
+			// Created and modified now: the wall clock of UTC, as no zone
+			// is recorded.
+			before := afftrack.WallClock(time.Now(), time.UTC).Add(-time.Minute).UnixMilli()
+			for _, table := range []string{"merchants WHERE id = 3", "affiliates WHERE id = 4"} {
+				var created, modified int64
+				if err := db.SQL().QueryRow(`SELECT date_created, date_modified FROM `+table).Scan(&created, &modified); err != nil {
+					t.Fatal(err)
+				}
+				if created < before || modified != created {
+					t.Errorf("%s: dates %d, %d; want both now", table, created, modified)
+				}
 			}
 		})
 		t.Run("an account created with a free id keeps it", func(t *testing.T) {

@@ -26,10 +26,22 @@ type ClickService struct {
 func NewClickService(db *DB) *ClickService { return &ClickService{db: db} }
 
 const clickColumnList = `id, created, merchant_id, affiliate_id, creative_type, creative_id, referer, ip_hash,
-	country_code, country_name, bot, credited, unique_id, unique_id2, unique_id3, unique_id4`
+	country_code, country_name, bot, credited, unique_id, unique_id2, unique_id3, unique_id4, traffic_type`
 
 // clickColumns is the number of columns of clickColumnList.
-const clickColumns = 16
+const clickColumns = 17
+
+// clickArgs appends c's values in the order of clickColumnList. A click
+// without a TrafficType counts as Website.
+func clickArgs(args []any, c *afftrack.Click) []any {
+	tt := c.TrafficType
+	if tt == 0 {
+		tt = afftrack.TrafficTypeWebsite
+	}
+	return append(args, c.ID, toMillis(c.Time), c.MerchantID, c.AffiliateID, int64(c.CreativeType),
+		nullInt(c.CreativeID), c.Referer, c.IPHash, c.CountryCode, c.CountryName, c.Bot, c.Credited,
+		c.UniqueIDs[0], c.UniqueIDs[1], c.UniqueIDs[2], c.UniqueIDs[3], int64(tt))
+}
 
 // clicksPerStatement keeps a multi-row INSERT under SQLite's and
 // PostgreSQL's bound on parameters (32,766 and 65,535).
@@ -52,10 +64,7 @@ func (s *ClickService) WriteClicks(ctx context.Context, clicks []afftrack.Click)
 		batch := clicks[start:min(len(clicks), start+clicksPerStatement)]
 		args = args[:0]
 		for i := range batch {
-			c := &batch[i]
-			args = append(args, c.ID, toMillis(c.Time), c.MerchantID, c.AffiliateID, int64(c.CreativeType),
-				nullInt(c.CreativeID), c.Referer, c.IPHash, c.CountryCode, c.CountryName, c.Bot, c.Credited,
-				c.UniqueIDs[0], c.UniqueIDs[1], c.UniqueIDs[2], c.UniqueIDs[3])
+			args = clickArgs(args, &batch[i])
 		}
 		q := "INSERT INTO clicks (" + clickColumnList + ") VALUES " + s.db.dialect.placeholders(len(batch), clickColumns) +
 			" ON CONFLICT (id) DO NOTHING"
@@ -76,16 +85,17 @@ func findClick(ctx context.Context, q queryer, id string) (*afftrack.Click, afft
 	var created int64
 	var creativeType int64
 	var creativeID sql.Null[int64]
+	var trafficType int64
 	var banner sql.Null[string]
 	err := q.QueryRowContext(ctx, `SELECT c.id, c.created, c.merchant_id, c.affiliate_id, c.creative_type,
 		c.creative_id, c.referer, c.ip_hash, c.country_code, c.country_name, c.bot, c.credited,
-		c.unique_id, c.unique_id2, c.unique_id3, c.unique_id4, b.name
+		c.unique_id, c.unique_id2, c.unique_id3, c.unique_id4, c.traffic_type, b.name
 	FROM clicks c
 	LEFT JOIN banners b ON b.id = c.creative_id
 	WHERE c.id = $1`, id).Scan(
 		&c.ID, &created, &c.MerchantID, &c.AffiliateID, &creativeType, &creativeID, &c.Referer, &c.IPHash,
 		&c.CountryCode, &c.CountryName, &c.Bot, &c.Credited,
-		&c.UniqueIDs[0], &c.UniqueIDs[1], &c.UniqueIDs[2], &c.UniqueIDs[3], &banner)
+		&c.UniqueIDs[0], &c.UniqueIDs[1], &c.UniqueIDs[2], &c.UniqueIDs[3], &trafficType, &banner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, afftrack.Null[string]{}, nil
 	} else if err != nil {
@@ -94,6 +104,7 @@ func findClick(ctx context.Context, q queryer, id string) (*afftrack.Click, afft
 	c.Time = fromMillis(created)
 	c.CreativeType = afftrack.CreativeType(creativeType)
 	c.CreativeID = fromNull(creativeID)
+	c.TrafficType = afftrack.TrafficType(trafficType)
 	return c, fromNull(banner), nil
 }
 
@@ -102,14 +113,14 @@ func (s *ClickService) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftr
 	var q string
 	switch k.Kind {
 	case afftrack.LinkBanner:
-		q = `SELECT b.merchant_id, b.target_url, m.status, a.status, ms.status
+		q = `SELECT b.merchant_id, b.target_url, m.status, a.status, ms.status, ms.traffic_type
 		FROM banners b
 		JOIN merchants m ON m.id = b.merchant_id
 		JOIN affiliates a ON a.id = $1
 		LEFT JOIN memberships ms ON ms.affiliate_id = a.id AND ms.merchant_id = b.merchant_id
 		WHERE b.id = $2`
 	case afftrack.LinkTextLink:
-		q = `SELECT m.id, '', m.status, a.status, ms.status
+		q = `SELECT m.id, '', m.status, a.status, ms.status, ms.traffic_type
 		FROM merchants m
 		JOIN affiliates a ON a.id = $1
 		LEFT JOIN memberships ms ON ms.affiliate_id = a.id AND ms.merchant_id = m.id
@@ -120,9 +131,9 @@ func (s *ClickService) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftr
 	l := &afftrack.Link{}
 	var bannerTarget string
 	var merchantStatus, affiliateStatus int64
-	var membership sql.Null[int64]
+	var membership, trafficType sql.Null[int64]
 	err := s.db.queryRow(ctx, q, k.AffiliateID, k.TargetID).Scan(&l.MerchantID, &bannerTarget, &merchantStatus,
-		&affiliateStatus, &membership)
+		&affiliateStatus, &membership, &trafficType)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "no such link")
 	} else if err != nil {
@@ -148,6 +159,7 @@ func (s *ClickService) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftr
 	}
 	l.Eligible = afftrack.AccountStatus(affiliateStatus) == afftrack.AccountActive &&
 		membership.Valid && afftrack.MembershipStatus(membership.V) == afftrack.MembershipJoined
+	l.TrafficType = afftrack.TrafficType(trafficType.V)
 	return l, nil
 }
 

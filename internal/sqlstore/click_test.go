@@ -40,7 +40,7 @@ func TestWriteClicks(t *testing.T) {
 			}
 		})
 		// More clicks than one statement can bind on either engine
-		// (16 columns: 2,048 on SQLite, 4,096 on PostgreSQL).
+		// (17 columns: 1,927 on SQLite, 3,855 on PostgreSQL).
 		const first = 4201
 		batch := make([]afftrack.Click, first)
 		for i := range batch {
@@ -80,6 +80,26 @@ func TestWriteClicks(t *testing.T) {
 				t.Errorf("click 600 = affiliate %d, credited %v; want the first write's affiliate 1, credited", aff, credited)
 			}
 		})
+		t.Run("a click keeps its TrafficType; none is Website", func(t *testing.T) {
+			search, none := testClick(t, 6000), testClick(t, 6001)
+			search.TrafficType = afftrack.TrafficTypeSearch
+			if err := s.WriteClicks(ctx, []afftrack.Click{search, none}); err != nil {
+				t.Fatal(err)
+			}
+			for id, want := range map[string]afftrack.TrafficType{search.ID: afftrack.TrafficTypeSearch,
+				none.ID: afftrack.TrafficTypeWebsite} {
+				var got int64
+				if err := db.SQL().QueryRow(`SELECT traffic_type FROM clicks WHERE id = $1`, id).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if afftrack.TrafficType(got) != want {
+					t.Errorf("click %s TrafficType = %s, want %s", id, afftrack.TrafficType(got), want)
+				}
+			}
+			if err := db.SQL().QueryRow(`DELETE FROM clicks WHERE id IN ($1, $2)`, search.ID, none.ID).Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
 		t.Run("the same click twice in one batch is written once", func(t *testing.T) {
 			c := testClick(t, 5000)
 			if err := s.WriteClicks(ctx, []afftrack.Click{c, c}); err != nil {
@@ -100,11 +120,17 @@ func TestFindLink(t *testing.T) {
 	text := func(aff, merchant int64) afftrack.LinkKey {
 		return afftrack.LinkKey{AffiliateID: aff, Kind: afftrack.LinkTextLink, TargetID: merchant}
 	}
-	bannerLink := func(id int64, target string, eligible bool) *afftrack.Link {
-		return &afftrack.Link{MerchantID: 1, Banner: afftrack.Some(id), TargetURL: target, Program: p1, Eligible: eligible}
+	// The membership's TrafficType of each affiliate of merchant 1, 0 for
+	// none.
+	traffic := map[int64]afftrack.TrafficType{1: afftrack.TrafficTypeEmailList, 3: afftrack.TrafficTypeWebsite,
+		4: afftrack.TrafficTypeWebsite, 5: afftrack.TrafficTypeWebsite, 6: afftrack.TrafficTypeWebsite}
+	bannerLink := func(aff, id int64, target string, eligible bool) *afftrack.Link {
+		return &afftrack.Link{MerchantID: 1, Banner: afftrack.Some(id), TargetURL: target, Program: p1, Eligible: eligible,
+			TrafficType: traffic[aff]}
 	}
-	textLink := func(eligible bool) *afftrack.Link {
-		return &afftrack.Link{MerchantID: 1, TargetURL: p1.TargetURL, Program: p1, Eligible: eligible}
+	textLink := func(aff int64, eligible bool) *afftrack.Link {
+		return &afftrack.Link{MerchantID: 1, TargetURL: p1.TargetURL, Program: p1, Eligible: eligible,
+			TrafficType: traffic[aff]}
 	}
 	tests := []struct {
 		name string
@@ -112,25 +138,27 @@ func TestFindLink(t *testing.T) {
 		want *afftrack.Link // nil: ENOTFOUND
 	}{
 		{"a joined active affiliate's banner link credits and leads to the banner's target",
-			banner(1, 11), bannerLink(11, "https://shop.one.example/spring", true)},
-		{"a banner without a target leads to the program's",
-			banner(1, 12), bannerLink(12, p1.TargetURL, true)},
+			banner(1, 11), bannerLink(1, 11, "https://shop.one.example/spring", true)},
+		{"a banner without a target, of a group without one, leads to the program's",
+			banner(1, 12), bannerLink(1, 12, p1.TargetURL, true)},
 		{"a joined active affiliate's text link credits and leads to the program's target",
-			text(1, 1), textLink(true)},
+			text(1, 1), textLink(1, true)},
 		{"another joined merchant's text link leads to its own program",
 			text(1, 2), &afftrack.Link{MerchantID: 2, TargetURL: "https://two.example/",
-				Program: trackingProgram(2, "https://two.example/"), Eligible: true}},
+				Program: trackingProgram(2, "https://two.example/"), Eligible: true, TrafficType: afftrack.TrafficTypeWebsite}},
 		{"an affiliate that has not joined gets a banner link that does not credit", banner(2, 11),
-			bannerLink(11, "https://shop.one.example/spring", false)},
-		{"an affiliate that has not joined gets a text link that does not credit", text(2, 1), textLink(false)},
+			bannerLink(2, 11, "https://shop.one.example/spring", false)},
+		{"an affiliate that has not joined gets a text link that does not credit", text(2, 1), textLink(2, false)},
 		{"a Pending membership does not credit a banner link", banner(3, 11),
-			bannerLink(11, "https://shop.one.example/spring", false)},
-		{"a Pending membership does not credit a text link", text(3, 1), textLink(false)},
-		{"a NotJoined membership does not credit", text(5, 1), textLink(false)},
-		{"an Invited membership does not credit", text(6, 1), textLink(false)},
+			bannerLink(3, 11, "https://shop.one.example/spring", false)},
+		{"a Pending membership does not credit a text link", text(3, 1), textLink(3, false)},
+		{"a NotJoined membership does not credit", text(5, 1), textLink(5, false)},
+		{"an Invited membership does not credit", text(6, 1), textLink(6, false)},
 		{"a suspended affiliate's banner link does not credit", banner(4, 11),
-			bannerLink(11, "https://shop.one.example/spring", false)},
-		{"a suspended affiliate's text link does not credit", text(4, 1), textLink(false)},
+			bannerLink(4, 11, "https://shop.one.example/spring", false)},
+		{"a suspended affiliate's text link does not credit", text(4, 1), textLink(4, false)},
+		{"a link carries the membership's TrafficType", text(7, 1), &afftrack.Link{MerchantID: 1,
+			TargetURL: p1.TargetURL, Program: p1, Eligible: true, TrafficType: afftrack.TrafficTypeSearch}},
 
 		{"an unknown affiliate's banner link is not found", banner(99, 11), nil},
 		{"an unknown affiliate's text link is not found", text(99, 1), nil},

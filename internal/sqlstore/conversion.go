@@ -269,21 +269,21 @@ func insertTransaction(ctx context.Context, tx queryer, d dialect, t *afftrack.T
 	if err != nil {
 		return err
 	}
-	args := transactionArgs(nil, t, cache)
+	// The affiliate's UniqueIds are the click's, not the conversion's.
+	withIDs := *t
+	withIDs.UniqueIDs = [4]afftrack.Null[string]{}
 	var clickID any
-	unique := [4]any{}
 	if click != nil {
 		clickID = click.ID
 		for i, u := range click.UniqueIDs {
 			if u != "" {
-				unique[i] = u
+				withIDs.UniqueIDs[i] = afftrack.Some(u)
 			}
 		}
 	}
-	args = append(args, clickID, unique[0], unique[1], unique[2], unique[3])
-	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (`+transactionColumnList+`,
-		click_id, unique_id, unique_id2, unique_id3, unique_id4) VALUES `+
-		d.placeholders(1, transactionColumns+5), args...); err != nil {
+	args := append(transactionArgs(nil, &withIDs, cache), clickID)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (`+transactionColumnList+`, click_id) VALUES `+
+		d.placeholders(1, transactionColumns+1), args...); err != nil {
 		return err
 	}
 	if len(t.Items) > 0 {

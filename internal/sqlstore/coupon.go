@@ -11,33 +11,56 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
+// upsertCoupon writes a coupon; its DateCreated left out keeps a stored
+// coupon's ($13: the given value or NULL).
 const upsertCoupon = `INSERT INTO coupons (id, merchant_id, code, code_folded, description, affiliate_id,
-		start_date, end_date)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		start_date, end_date, date_created, date_modified, target_url, terms_and_conditions)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 	ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, code = excluded.code,
 		code_folded = excluded.code_folded, description = excluded.description,
-		affiliate_id = excluded.affiliate_id, start_date = excluded.start_date, end_date = excluded.end_date`
+		affiliate_id = excluded.affiliate_id, start_date = excluded.start_date, end_date = excluded.end_date,
+		date_created = COALESCE(CAST($13 AS BIGINT), coupons.date_created), date_modified = excluded.date_modified,
+		target_url = excluded.target_url, terms_and_conditions = excluded.terms_and_conditions`
 
 // importCoupons writes the chunk's coupons after checking the accounts
-// they name.
+// they name. A coupon without a TargetUrl lands on its program's.
 func (im *importer) importCoupons(d *afftrack.Dataset) error {
 	for i := range d.Coupons {
 		c := &d.Coupons[i]
 		at := record{"Coupons", d.Start.Coupons + i}
-		if err := im.checkMerchant(at, "MerchantId", c.MerchantID); err != nil {
+		target, err := im.checkOffer(at, c.MerchantID, c.AffiliateID, c.TargetURL)
+		if err != nil {
 			return err
 		}
-		if c.AffiliateID.Valid {
-			if _, err := im.checkAffiliate(at, "AffiliateId", c.AffiliateID.Value); err != nil {
-				return err
-			}
-		}
+		created, modified, given := im.dateArgs(c.DateCreated, c.DateModified)
 		if err := im.exec(upsertCoupon, c.ID, c.MerchantID, c.Code, foldCode(c.Code), c.Description,
-			nullInt(c.AffiliateID), nullMillis(c.StartDate), nullMillis(c.EndDate)); err != nil {
+			nullInt(c.AffiliateID), nullMillis(c.StartDate), nullMillis(c.EndDate), created, modified, target,
+			c.TermsAndConditions, given); err != nil {
 			return fmt.Errorf("import %s: %w", at, err)
 		}
 	}
 	return nil
+}
+
+// checkOffer checks the accounts a coupon or promotion names and returns
+// the TargetUrl it lands on: its own, else its program's.
+func (im *importer) checkOffer(at record, merchantID int64, affiliateID afftrack.Null[int64], target string) (string, error) {
+	if err := im.checkMerchant(at, "MerchantId", merchantID); err != nil {
+		return "", err
+	}
+	if affiliateID.Valid {
+		if _, err := im.checkAffiliate(at, "AffiliateId", affiliateID.Value); err != nil {
+			return "", err
+		}
+	}
+	if target != "" {
+		return target, nil
+	}
+	target, err := im.programTarget(merchantID)
+	if err != nil {
+		return "", fmt.Errorf("import %s.TargetUrl: %w", at, err)
+	}
+	return target, nil
 }
 
 // foldCode is a coupon code as it is looked up: customers type codes in

@@ -17,9 +17,10 @@ var _ afftrack.ImportService = (*ImportService)(nil)
 type ImportService struct {
 	db *DB
 
-	// Now stamps the Created time of the keys an import adds: the wall
-	// clock of the network's zone, carried in UTC. Nil means the wall clock
-	// of UTC.
+	// Now is the import's time: the Created time of the keys it adds and
+	// the dates its records leave out ("now" in docs/import.md), a wall
+	// clock of the network's zone carried in UTC. Nil means the current
+	// wall clock of the zone the database recorded (UTC before one is).
 	Now func() time.Time
 }
 
@@ -37,19 +38,6 @@ const importKeyLabel = "imported"
 // reused for every record, which matters when a file holds a million
 // transactions.
 const (
-	upsertMembership = `INSERT INTO memberships (affiliate_id, merchant_id, status, traffic_type, traffic_source,
-		traffic_source_approved)
-	VALUES ($1, $2, $3, $4, $5, $6)
-	ON CONFLICT (affiliate_id, merchant_id) DO UPDATE SET status = excluded.status,
-		traffic_type = excluded.traffic_type, traffic_source = excluded.traffic_source,
-		traffic_source_approved = excluded.traffic_source_approved`
-	upsertBanner = `INSERT INTO banners (id, merchant_id, date_created, date_modified, group_name, name, target_url,
-		width, height, image_url, alt_text)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-	ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created = excluded.date_created,
-		date_modified = excluded.date_modified, group_name = excluded.group_name, name = excluded.name,
-		target_url = excluded.target_url, width = excluded.width, height = excluded.height,
-		image_url = excluded.image_url, alt_text = excluded.alt_text`
 	upsertInvoice = `INSERT INTO invoices (id, affiliate_id, date_created, date_paid, number, description,
 		sub_total, gst, total)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -57,12 +45,35 @@ const (
 		date_paid = excluded.date_paid, number = excluded.number, description = excluded.description,
 		sub_total = excluded.sub_total, gst = excluded.gst, total = excluded.total`
 	countMerchant   = `SELECT COUNT(*) FROM merchants WHERE id = $1`
+	selectMerchant  = `SELECT name, avatar_url FROM merchants WHERE id = $1`
 	selectAffiliate = `SELECT contact_name, business_name FROM affiliates WHERE id = $1`
 	selectKeyOwner  = `SELECT account_kind, account_id FROM api_keys WHERE key_hash = $1`
+
+	// A record's DateCreated left out keeps a stored record's: the last
+	// parameter is the given value or NULL, the VALUES' date_created the
+	// given value or the import's time.
+	importUpsertMerchant = `INSERT INTO merchants (id, name, avatar_url, status, rate_per_minute, rate_per_day,
+		rate_concurrent, date_created, date_modified, summary, new_category, new_category2, new_category3)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+	ON CONFLICT (id) DO UPDATE SET name = excluded.name, avatar_url = excluded.avatar_url, status = excluded.status,
+		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
+		rate_concurrent = excluded.rate_concurrent,
+		date_created = COALESCE(CAST($14 AS BIGINT), merchants.date_created), date_modified = excluded.date_modified,
+		summary = excluded.summary, new_category = excluded.new_category, new_category2 = excluded.new_category2,
+		new_category3 = excluded.new_category3`
+	importUpsertAffiliate = `INSERT INTO affiliates (id, contact_name, business_name, status, gst_registered,
+		rate_per_minute, rate_per_day, rate_concurrent, notification_url, date_created, date_modified)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	ON CONFLICT (id) DO UPDATE SET contact_name = excluded.contact_name, business_name = excluded.business_name,
+		status = excluded.status, gst_registered = excluded.gst_registered,
+		rate_per_minute = excluded.rate_per_minute, rate_per_day = excluded.rate_per_day,
+		rate_concurrent = excluded.rate_concurrent, notification_url = excluded.notification_url,
+		date_created = COALESCE(CAST($12 AS BIGINT), affiliates.date_created), date_modified = excluded.date_modified`
 )
 
 // Import writes d in one database transaction, in the order merchants,
-// affiliates, memberships, keys, transactions, banners, invoices, so each
+// programs, affiliates, memberships, keys, transactions, banner groups,
+// banners, invoices, coupons, promotions, currency rates, clicks, so each
 // record's references are written before it. A record whose id is stored
 // replaces it, as does a later duplicate in d. Keys are added when their
 // hash is new; a hash already held by the same account is kept as it is
@@ -97,7 +108,11 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {
 	now := s.Now
 	if now == nil {
-		now = func() time.Time { return afftrack.WallClock(time.Now(), time.UTC) }
+		t, err := s.db.networkNow(ctx)
+		if err != nil {
+			return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
+		}
+		now = func() time.Time { return t }
 	}
 	// A connection of its own, so the pragmas a bulk load sets can be set
 	// back on it after the transaction, before it returns to the pool.
@@ -135,16 +150,12 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 			return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
 		}
 	}
-	im := &importer{
-		ctx: ctx, tx: tx, now: now(), dialect: s.db.dialect,
-		stmts:      map[string]*sql.Stmt{},
-		merchants:  map[int64]bool{},
-		affiliates: map[int64]*affiliateNames{},
-	}
+	im := newImporter(ctx, tx, s.db.dialect, now())
 	defer im.close()
 	steps := []func(d *afftrack.Dataset) error{
 		im.importMerchants, im.importPrograms, im.importAffiliates, im.importMemberships, im.importKeys,
-		im.importTransactions, im.importBanners, im.importInvoices, im.importCoupons, im.importCurrencyRates,
+		im.importTransactions, im.importBannerGroups, im.importBanners, im.importInvoices, im.importCoupons,
+		im.importPromotions, im.importCurrencyRates, im.importClicks,
 	}
 	for {
 		d, err := next()
@@ -168,6 +179,12 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 		im.summary.Programs += len(d.Programs)
 		im.summary.Coupons += len(d.Coupons)
 		im.summary.CurrencyRates += len(d.CurrencyRates)
+		im.summary.BannerGroups += len(d.BannerGroups)
+		im.summary.Promotions += len(d.Promotions)
+		im.summary.Clicks += len(d.Clicks)
+	}
+	if err := im.checkDefaultBanners(); err != nil {
+		return afftrack.ImportSummary{}, err
 	}
 	if im.summary.Transactions > 0 {
 		if err := s.db.dialect.syncTransactionIDs(ctx, tx); err != nil {
@@ -203,13 +220,54 @@ type importer struct {
 	stmts   map[string]*sql.Stmt
 	summary afftrack.ImportSummary
 
-	merchants  map[int64]bool            // id: exists
+	merchants  map[int64]*merchantNames  // id: names, nil if it does not exist
 	affiliates map[int64]*affiliateNames // id: names, nil if it does not exist
+	targets    map[int64]string          // merchant id: its program's TargetUrl ("" for none)
+
+	groups      map[int64]*bannerGroup            // id: the group, nil if it does not exist
+	groupNames  map[groupKey]int64                // a merchant's group name: its id
+	nextGroupID int64                             // the id of the next group a banner makes; 0 until looked up
+	defaults    map[int64]int                     // banners written DefaultForSize: their index in the file
+	traffic     map[[2]int64]afftrack.TrafficType // affiliate and merchant: the membership's, 0 for none
+	sources     sourcesState                      // what is known of membership_traffic_sources
+}
+
+func newImporter(ctx context.Context, tx *sql.Tx, d dialect, now time.Time) *importer {
+	return &importer{
+		ctx: ctx, tx: tx, now: now, dialect: d,
+		stmts:      map[string]*sql.Stmt{},
+		merchants:  map[int64]*merchantNames{},
+		affiliates: map[int64]*affiliateNames{},
+		targets:    map[int64]string{},
+		groups:     map[int64]*bannerGroup{},
+		groupNames: map[groupKey]int64{},
+		defaults:   map[int64]int{},
+		traffic:    map[[2]int64]afftrack.TrafficType{},
+	}
+}
+
+// merchantNames are what a transaction record's claims are checked against.
+type merchantNames struct {
+	name, avatarURL string
 }
 
 // affiliateNames are what a transaction record's claims are checked against.
 type affiliateNames struct {
 	contact, business string
+}
+
+// dateArgs returns the arguments of a record's DateCreated and
+// DateModified: the values written (the import's time for one left out)
+// and the given DateCreated or nil, which keeps a stored record's.
+func (im *importer) dateArgs(created, modified afftrack.Null[time.Time]) (createdArg, modifiedArg, given any) {
+	c, m := im.now, im.now
+	if created.Valid {
+		c, given = created.Value, toMillis(created.Value)
+	}
+	if modified.Valid {
+		m = modified.Value
+	}
+	return toMillis(c), toMillis(m), given
 }
 
 // stmt returns the statement q prepared in the import's transaction,
@@ -242,22 +300,25 @@ func (im *importer) close() {
 	}
 }
 
-// merchantExists reports whether merchant id is stored, this import's
-// merchants included.
-func (im *importer) merchantExists(id int64) (bool, error) {
-	if ok, known := im.merchants[id]; known {
-		return ok, nil
+// merchant returns the names of merchant id, or nil if it is not stored,
+// this import's merchants included.
+func (im *importer) merchant(id int64) (*merchantNames, error) {
+	if m, known := im.merchants[id]; known {
+		return m, nil
 	}
-	st, err := im.stmt(countMerchant)
+	st, err := im.stmt(selectMerchant)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	var n int64
-	if err := st.QueryRowContext(im.ctx, id).Scan(&n); err != nil {
-		return false, err
+	m := &merchantNames{}
+	err = st.QueryRowContext(im.ctx, id).Scan(&m.name, &m.avatarURL)
+	if errors.Is(err, sql.ErrNoRows) {
+		m = nil
+	} else if err != nil {
+		return nil, err
 	}
-	im.merchants[id] = n > 0
-	return n > 0, nil
+	im.merchants[id] = m
+	return m, nil
 }
 
 // affiliate returns the names of affiliate id, or nil if it is not stored.
@@ -292,13 +353,19 @@ func (r record) String() string { return fmt.Sprintf("%s[%d]", r.collection, r.i
 // checkMerchant returns the EINVALID error of a reference, from field of
 // record r, to a merchant that does not exist.
 func (im *importer) checkMerchant(r record, field string, id int64) error {
-	ok, err := im.merchantExists(id)
+	_, err := im.checkMerchantNames(r, field, id)
+	return err
+}
+
+// checkMerchantNames is checkMerchant that returns the names.
+func (im *importer) checkMerchantNames(r record, field string, id int64) (*merchantNames, error) {
+	m, err := im.merchant(id)
 	if err != nil {
-		return fmt.Errorf("import %s.%s: %w", r, field, err)
-	} else if !ok {
-		return afftrack.Errorf(afftrack.EINVALID, "%s.%s: merchant %d does not exist", r, field, id)
+		return nil, fmt.Errorf("import %s.%s: %w", r, field, err)
+	} else if m == nil {
+		return nil, afftrack.Errorf(afftrack.EINVALID, "%s.%s: merchant %d does not exist", r, field, id)
 	}
-	return nil
+	return m, nil
 }
 
 // checkAffiliate is checkMerchant for affiliates; it returns the names.
@@ -314,42 +381,35 @@ func (im *importer) checkAffiliate(r record, field string, id int64) (*affiliate
 
 func (im *importer) importMerchants(d *afftrack.Dataset) error {
 	for i := range d.Merchants {
-		m := &d.Merchants[i].Merchant
-		if err := im.exec(upsertMerchant, merchantArgs(m)...); err != nil {
+		rec := &d.Merchants[i]
+		m := &rec.Merchant
+		var cats [afftrack.MaxMerchantCategories]any
+		if len(rec.Categories) > len(cats) {
+			return afftrack.Errorf(afftrack.EINVALID, "Merchants[%d].Categories: has %d categories; a merchant has at most %d",
+				d.Start.Merchants+i, len(rec.Categories), len(cats))
+		}
+		for j, c := range rec.Categories {
+			cats[j] = c
+		}
+		created, modified, given := im.dateArgs(rec.DateCreated, rec.DateModified)
+		args := append(merchantArgs(m), created, modified, rec.Summary, cats[0], cats[1], cats[2], given)
+		if err := im.exec(importUpsertMerchant, args...); err != nil {
 			return fmt.Errorf("import Merchants[%d]: %w", d.Start.Merchants+i, err)
 		}
-		im.merchants[m.ID] = true
+		im.merchants[m.ID] = &merchantNames{name: m.Name, avatarURL: m.AvatarURL}
 	}
 	return nil
 }
 
 func (im *importer) importAffiliates(d *afftrack.Dataset) error {
 	for i := range d.Affiliates {
-		a := &d.Affiliates[i].Affiliate
-		if err := im.exec(upsertAffiliate, affiliateArgs(a)...); err != nil {
+		rec := &d.Affiliates[i]
+		a := &rec.Affiliate
+		created, modified, given := im.dateArgs(rec.DateCreated, rec.DateModified)
+		if err := im.exec(importUpsertAffiliate, append(affiliateArgs(a), created, modified, given)...); err != nil {
 			return fmt.Errorf("import Affiliates[%d]: %w", d.Start.Affiliates+i, err)
 		}
 		im.affiliates[a.ID] = &affiliateNames{contact: a.ContactName, business: a.BusinessName}
-	}
-	return nil
-}
-
-func (im *importer) importMemberships(d *afftrack.Dataset) error {
-	for i, ms := range d.Memberships {
-		at := record{"Memberships", d.Start.Memberships + i}
-		if _, err := im.checkAffiliate(at, "AffiliateId", ms.AffiliateID); err != nil {
-			return err
-		}
-		if err := im.checkMerchant(at, "MerchantId", ms.MerchantID); err != nil {
-			return err
-		}
-		if ms.TrafficType == 0 {
-			ms.TrafficType = afftrack.TrafficTypeWebsite
-		}
-		if err := im.exec(upsertMembership, ms.AffiliateID, ms.MerchantID, int64(ms.Status), int64(ms.TrafficType),
-			ms.TrafficSource, ms.TrafficSourceApproved); err != nil {
-			return fmt.Errorf("import %s: %w", at, err)
-		}
 	}
 	return nil
 }
@@ -412,12 +472,21 @@ func (im *importer) importTransactions(d *afftrack.Dataset) error {
 		rec := &d.Transactions[i]
 		t := &rec.Transaction
 		at := record{"Transactions", d.Start.Transactions + i}
-		if err := im.checkMerchant(at, "MerchantId", t.MerchantID); err != nil {
+		m, err := im.checkMerchantNames(at, "MerchantId", t.MerchantID)
+		if err != nil {
 			return err
 		}
 		a, err := im.checkAffiliate(at, "AffiliateId", t.AffiliateID)
 		if err != nil {
 			return err
+		}
+		if rec.ClaimedMerchantName.Valid && rec.ClaimedMerchantName.Value != m.name {
+			return afftrack.Errorf(afftrack.EINVALID, "%s.MerchantName: %q does not match the merchant's name %q",
+				at, rec.ClaimedMerchantName.Value, m.name)
+		}
+		if rec.ClaimedMerchantAvatarURL.Valid && rec.ClaimedMerchantAvatarURL.Value != m.avatarURL {
+			return afftrack.Errorf(afftrack.EINVALID, "%s.MerchantAvatarUrl: %q does not match the merchant's avatar URL %q",
+				at, rec.ClaimedMerchantAvatarURL.Value, m.avatarURL)
 		}
 		if rec.ClaimedContactName.Valid && rec.ClaimedContactName.Value != a.contact {
 			return afftrack.Errorf(afftrack.EINVALID, "%s.AffiliateContactName: %q does not match the affiliate's contact name %q",
@@ -432,21 +501,6 @@ func (im *importer) importTransactions(d *afftrack.Dataset) error {
 		}
 	}
 	return batch.flush()
-}
-
-func (im *importer) importBanners(d *afftrack.Dataset) error {
-	for i := range d.Banners {
-		b := &d.Banners[i]
-		at := record{"Banners", d.Start.Banners + i}
-		if err := im.checkMerchant(at, "MerchantId", b.MerchantID); err != nil {
-			return err
-		}
-		if err := im.exec(upsertBanner, b.ID, b.MerchantID, toMillis(b.DateCreated), toMillis(b.DateModified),
-			b.GroupName, b.Name, b.TargetURL, b.Width, b.Height, b.ImageURL, b.AltText); err != nil {
-			return fmt.Errorf("import %s: %w", at, err)
-		}
-	}
-	return nil
 }
 
 func (im *importer) importInvoices(d *afftrack.Dataset) error {

@@ -17,18 +17,18 @@ func TestImportSummary(t *testing.T) {
 		d := fixture(t)
 		got := mustImport(t, db, d)
 		want := afftrack.ImportSummary{Merchants: 2, Affiliates: 3, Memberships: 4, Transactions: 7, Banners: 4,
-			Invoices: 3, Keys: 4}
+			Invoices: 3, Keys: 4, NewBannerGroups: 3}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("first import (-want +got):\n%s", diff)
 		}
-		// Re-running the same file is safe and adds no key.
+		// Re-running the same file is safe and adds no key or group.
 		got = mustImport(t, db, d)
-		want.Keys = 0
+		want.Keys, want.NewBannerGroups = 0, 0
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("second import (-want +got):\n%s", diff)
 		}
 		for table, n := range map[string]int64{"merchants": 2, "affiliates": 3, "memberships": 4, "api_keys": 4,
-			"transactions": 7, "banners": 4, "invoices": 3} {
+			"transactions": 7, "banners": 4, "invoices": 3, "banner_groups": 3} {
 			if got := countRows(t, db, table); got != n {
 				t.Errorf("%s holds %d rows after two imports, want %d", table, got, n)
 			}
@@ -158,7 +158,7 @@ func TestImportReferencesStoredAccounts(t *testing.T) {
 			Banners:  []afftrack.Banner{{ID: 70, MerchantID: 2, Width: 1, Height: 1}},
 			Invoices: []afftrack.Invoice{{ID: 70, AffiliateID: 3}},
 		})
-		want := afftrack.ImportSummary{Memberships: 1, Transactions: 1, Banners: 1, Invoices: 1}
+		want := afftrack.ImportSummary{Memberships: 1, Transactions: 1, Banners: 1, Invoices: 1, NewBannerGroups: 1}
 		if diff := cmp.Diff(want, sum); diff != "" {
 			t.Errorf("summary (-want +got):\n%s", diff)
 		}
@@ -443,7 +443,7 @@ func TestImportChunks(t *testing.T) {
 			d := fixture(t)
 			want := afftrack.ImportSummary{Merchants: len(d.Merchants), Affiliates: len(d.Affiliates),
 				Memberships: len(d.Memberships), Transactions: len(d.Transactions), Banners: len(d.Banners),
-				Invoices: len(d.Invoices), Keys: sum.Keys}
+				Invoices: len(d.Invoices), Keys: sum.Keys, NewBannerGroups: 3}
 			if diff := cmp.Diff(want, sum); diff != "" || sum.Keys == 0 {
 				t.Errorf("summary (-want +got):\n%s (keys %d)", diff, sum.Keys)
 			}

@@ -38,6 +38,7 @@ var migrationSteps = map[int64]migrationStep{
 	2: migrateTransactionDetails,
 	3: migrateRelationalTransactions,
 	5: migrateItemsCache,
+	9: migrateV1Surface,
 }
 
 // loadMigrations reads the migrations of fsys for the engine named

@@ -11,7 +11,7 @@ import (
 )
 
 // migrationCount is the number of files under migrations/.
-const migrationCount = 8
+const migrationCount = 9
 
 func TestMigrate(t *testing.T) {
 	for _, b := range storetest.Backends(t) {

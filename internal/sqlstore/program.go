@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/afftrack/afftrack"
@@ -40,6 +41,9 @@ func (s *ProgramService) FindProgram(ctx context.Context, merchantID int64) (*af
 // SetProgram creates or replaces the merchant's program, its deep-link
 // hosts and its rules, in one transaction.
 func (s *ProgramService) SetProgram(ctx context.Context, p *afftrack.Program) error {
+	if err := p.CheckCommissionType(); err != nil {
+		return err
+	}
 	tx, err := s.db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("set program: %w", err)
@@ -59,13 +63,14 @@ func (s *ProgramService) SetProgram(ctx context.Context, p *afftrack.Program) er
 
 const (
 	upsertProgram = `INSERT INTO programs (merchant_id, target_url, cookie_days, validation_days, prepaid,
-		click_append, commission_percent, commission_flat, override_fee_percent)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		click_append, commission_percent, commission_flat, override_fee_percent, listed, commission_type)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 	ON CONFLICT (merchant_id) DO UPDATE SET target_url = excluded.target_url,
 		cookie_days = excluded.cookie_days, validation_days = excluded.validation_days,
 		prepaid = excluded.prepaid, click_append = excluded.click_append,
 		commission_percent = excluded.commission_percent, commission_flat = excluded.commission_flat,
-		override_fee_percent = excluded.override_fee_percent`
+		override_fee_percent = excluded.override_fee_percent, listed = excluded.listed,
+		commission_type = excluded.commission_type`
 	deleteProgramDomains = `DELETE FROM program_domains WHERE merchant_id = $1`
 	insertProgramDomain  = `INSERT INTO program_domains (merchant_id, host) VALUES ($1, $2)
 	ON CONFLICT (merchant_id, host) DO NOTHING`
@@ -79,7 +84,7 @@ const (
 func writeProgram(ctx context.Context, q queryer, p *afftrack.Program) error {
 	if _, err := q.ExecContext(ctx, upsertProgram, p.MerchantID, p.TargetURL, p.CookieDays, p.ValidationDays,
 		p.Prepaid, p.ClickAppend, nullPercent(p.Commission.Percent), nullMoney(p.Commission.Flat),
-		int64(p.OverrideFeePercent)); err != nil {
+		int64(p.OverrideFeePercent), p.Listed, nullEnum(uint8(p.CommissionType))); err != nil {
 		return err
 	}
 	if _, err := q.ExecContext(ctx, deleteProgramDomains, p.MerchantID); err != nil {
@@ -132,7 +137,7 @@ func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Pr
 // for none), a round trip fewer on every conversion.
 func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
 	rows, err := q.QueryContext(ctx, `SELECT p.target_url, p.cookie_days, p.validation_days, p.prepaid, p.click_append,
-		p.commission_percent, p.commission_flat, p.override_fee_percent,
+		p.commission_percent, p.commission_flat, p.override_fee_percent, p.listed, p.commission_type,
 		r.percent, r.flat, r.affiliate_id, r.category, r.customer_type
 	FROM programs p
 	LEFT JOIN program_rules r ON r.merchant_id = p.merchant_id
@@ -147,16 +152,18 @@ func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftra
 		var t afftrack.Program
 		var pct, flat sql.Null[int64]
 		var fee int64
+		var commissionType sql.Null[int64]
 		var rPct, rFlat, rAff, rCT sql.Null[int64]
 		var rCat sql.Null[string]
 		if err := rows.Scan(&t.TargetURL, &t.CookieDays, &t.ValidationDays, &t.Prepaid, &t.ClickAppend,
-			&pct, &flat, &fee, &rPct, &rFlat, &rAff, &rCat, &rCT); err != nil {
+			&pct, &flat, &fee, &t.Listed, &commissionType, &rPct, &rFlat, &rAff, &rCat, &rCT); err != nil {
 			return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
 		}
 		if p == nil {
 			t.MerchantID = merchantID
 			t.Commission.Percent, t.Commission.Flat = percentOf(pct), moneyOf(flat)
 			t.OverrideFeePercent = afftrack.Percent(fee)
+			t.CommissionType = afftrack.MerchantType(commissionType.V)
 			p = &t
 		}
 		if rPct.Valid || rFlat.Valid { // every rule pays one way; none is the LEFT JOIN's empty row
@@ -170,10 +177,29 @@ func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftra
 	return p, nil
 }
 
+// programTarget returns the TargetUrl of merchant id's program, "" if it
+// has none: what its coupons and promotions land on by default.
+func (im *importer) programTarget(id int64) (string, error) {
+	if t, known := im.targets[id]; known {
+		return t, nil
+	}
+	st, err := im.stmt(`SELECT target_url FROM programs WHERE merchant_id = $1`)
+	if err != nil {
+		return "", err
+	}
+	var t string
+	if err := st.QueryRowContext(im.ctx, id).Scan(&t); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	im.targets[id] = t
+	return t, nil
+}
+
 // importPrograms writes the programs of the chunk's merchants.
 func (im *importer) importPrograms(d *afftrack.Dataset) error {
 	for i := range d.Programs {
 		p := &d.Programs[i]
+		delete(im.targets, p.MerchantID)
 		if err := writeProgram(im.ctx, im.tx, p); err != nil {
 			at := i
 			if i < len(d.ProgramAt) {

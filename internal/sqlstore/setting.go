@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/afftrack/afftrack"
 )
@@ -63,4 +64,23 @@ func (db *DB) recordSetting(ctx context.Context, name, value string) (string, er
 		return "", errors.New("the setting vanished")
 	}
 	return stored, err
+}
+
+// networkNow returns the current wall clock of the network's zone, the
+// recorded time_zone (UTC while none is recorded), as a record the
+// network stamps carries it.
+func (db *DB) networkNow(ctx context.Context) (time.Time, error) {
+	var zone string
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, settingTimeZone).Scan(&zone)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return afftrack.WallClock(time.Now(), time.UTC), nil
+	case err != nil:
+		return time.Time{}, fmt.Errorf("read the time zone: %w", err)
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the recorded time zone %q: %w", zone, err)
+	}
+	return afftrack.WallClock(time.Now(), loc), nil
 }

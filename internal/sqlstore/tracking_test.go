@@ -92,8 +92,12 @@ func trackingDataset(t testing.TB) *afftrack.Dataset {
 			TrafficType: afftrack.TrafficTypeWebsite, TrafficSourceApproved: true}
 	}
 	banner := func(id, m int64, name, target string) afftrack.Banner {
+		group := "Summer"
+		if target == "" { // a group of its own, without a target either
+			group = "Plain"
+		}
 		return afftrack.Banner{ID: id, MerchantID: m, DateCreated: dt(t, "2024-01-02T03:04:05"),
-			DateModified: dt(t, "2024-01-03T00:00:00"), GroupName: "Summer", Name: name, TargetURL: target,
+			DateModified: dt(t, "2024-01-03T00:00:00"), GroupName: group, Name: name, TargetURL: target,
 			Width: 468, Height: 60, ImageURL: fmt.Sprintf("https://img.example/b%d.png", id), AltText: name}
 	}
 	noTerms := trackingProgram(7, "https://seven.example/")
@@ -188,7 +192,7 @@ func TestTrackingImportSummary(t *testing.T) {
 	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		got := mustImport(t, db, trackingDataset(t))
 		want := afftrack.ImportSummary{Merchants: 7, Affiliates: 7, Memberships: 12, Banners: 7,
-			Programs: 6, Coupons: 3, CurrencyRates: 5}
+			Programs: 6, Coupons: 3, CurrencyRates: 5, NewBannerGroups: 7} // merchant 1's Summer and Plain, one each of 2..6
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("summary (-want +got):\n%s", diff)
 		}

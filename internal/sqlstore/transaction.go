@@ -351,10 +351,10 @@ const transactionColumnList = `id, merchant_id, date_created, date_modified, con
 	customer_country_name, customer_ip_address, customer_type, order_id, additional_notes, tracking_method,
 	sale_value, commission, override_fee, reported_currency_code, reported_currency_name, reported_sale_value,
 	traffic_source_approved, status2, invoice_id, void_reason, amended_reason, coupon_code, placement_id,
-	placement_name, items_cache`
+	placement_name, items_cache, unique_id, unique_id2, unique_id3, unique_id4`
 
 // transactionColumns is the number of columns in transactionColumnList.
-const transactionColumns = 34
+const transactionColumns = 38
 
 // transactionArgs appends t's values in the order of transactionColumnList,
 // cache being the cache of its items.
@@ -366,7 +366,8 @@ func transactionArgs(args []any, t *afftrack.Transaction, cache []byte) []any {
 		nullText(t.AdditionalNotes), int64(t.TrackingMethod), int64(t.SaleValue), int64(t.Commission),
 		int64(t.OverrideFee), t.ReportedCurrencyCode, t.ReportedCurrencyName, int64(t.ReportedSaleValue),
 		t.TrafficSourceApproved, int64(t.Status2), nullInt(t.InvoiceID), nullEnum(uint8(t.VoidReason)),
-		nullEnum(uint8(t.AmendedReason)), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName), cache)
+		nullEnum(uint8(t.AmendedReason)), nullText(t.CouponCode), nullInt(t.PlacementID), nullText(t.PlacementName), cache,
+		nullText(t.UniqueIDs[0]), nullText(t.UniqueIDs[1]), nullText(t.UniqueIDs[2]), nullText(t.UniqueIDs[3]))
 }
 
 // upsertTransactionsConflict makes a multi-row insert replace the stored
@@ -387,7 +388,8 @@ ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, date_created 
 	traffic_source_approved = excluded.traffic_source_approved, status2 = excluded.status2,
 	invoice_id = excluded.invoice_id, void_reason = excluded.void_reason, amended_reason = excluded.amended_reason,
 	coupon_code = excluded.coupon_code, placement_id = excluded.placement_id, placement_name = excluded.placement_name,
-	items_cache = excluded.items_cache`
+	items_cache = excluded.items_cache, unique_id = excluded.unique_id, unique_id2 = excluded.unique_id2,
+	unique_id3 = excluded.unique_id3, unique_id4 = excluded.unique_id4`
 
 // itemColumnList is the column list of an item row, in the order of
 // itemArgs.
