@@ -21,10 +21,7 @@ import (
 func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		target := "bannerId"
-		if kind == afftrack.LinkTextLink {
-			target = "merchantId"
-		}
+		target := linkTargetParam(kind)
 		affiliateID, err1 := strconv.ParseInt(pathValue(r, "affiliateId"), 10, 64)
 		targetID, err2 := strconv.ParseInt(pathValue(r, target), 10, 64)
 		if err1 != nil || err2 != nil || affiliateID < 1 || targetID < 1 {
@@ -71,6 +68,9 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 		}
 		if link.Banner.Valid {
 			c.CreativeType, c.CreativeID = afftrack.CreativeTypeBanner, link.Banner
+		}
+		if kind == afftrack.LinkCoupon || kind == afftrack.LinkPromotion {
+			c.CreativeType, c.CreativeID = kind.Creative(), afftrack.Some(targetID)
 		}
 		for i, name := range [4]string{"UniqueId", "UniqueId2", "UniqueId3", "UniqueId4"} {
 			// Kept, not refused: a sub-id is the affiliate's own

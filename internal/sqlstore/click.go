@@ -78,8 +78,8 @@ func (s *ClickService) WriteClicks(ctx context.Context, clicks []afftrack.Click)
 	return nil
 }
 
-// findClick returns the click with the id and, for a banner's, the
-// banner's name (which a conversion it credits records), or nil.
+// findClick returns the click with the id and the name of its creative
+// (which a conversion it credits records; see creativeNameColumn), or nil.
 func findClick(ctx context.Context, q queryer, id string) (*afftrack.Click, afftrack.Null[string], error) {
 	c := &afftrack.Click{}
 	var created int64
@@ -89,9 +89,9 @@ func findClick(ctx context.Context, q queryer, id string) (*afftrack.Click, afft
 	var banner sql.Null[string]
 	err := q.QueryRowContext(ctx, `SELECT c.id, c.created, c.merchant_id, c.affiliate_id, c.creative_type,
 		c.creative_id, c.referer, c.ip_hash, c.country_code, c.country_name, c.bot, c.credited,
-		c.unique_id, c.unique_id2, c.unique_id3, c.unique_id4, c.traffic_type, b.name
+		c.unique_id, c.unique_id2, c.unique_id3, c.unique_id4, c.traffic_type, `+creativeNameColumn+`
 	FROM clicks c
-	LEFT JOIN banners b ON b.id = c.creative_id
+	`+creativeNameJoins+`
 	WHERE c.id = $1`, id).Scan(
 		&c.ID, &created, &c.MerchantID, &c.AffiliateID, &creativeType, &creativeID, &c.Referer, &c.IPHash,
 		&c.CountryCode, &c.CountryName, &c.Bot, &c.Credited,
@@ -125,6 +125,8 @@ func (s *ClickService) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftr
 		JOIN affiliates a ON a.id = $1
 		LEFT JOIN memberships ms ON ms.affiliate_id = a.id AND ms.merchant_id = m.id
 		WHERE m.id = $2`
+	case afftrack.LinkCoupon, afftrack.LinkPromotion:
+		return s.findOfferLink(ctx, k)
 	default:
 		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "no such link")
 	}

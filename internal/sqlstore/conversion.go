@@ -119,7 +119,7 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 	if sale.Membership, names, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
 		return nil, false, err
 	}
-	if credit.CreativeType == afftrack.CreativeTypeBanner {
+	if credit.Click != nil {
 		sale.Credit.CreativeName = bannerName
 	}
 	if c.CurrencyCode != s.currency {
