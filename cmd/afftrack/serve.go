@@ -182,6 +182,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		Clicks:       tr.clicks,
 		Conversions:  tr.conversions,
 		Lifecycle:    tr.lifecycle,
+		Offers:       sqlstore.NewOfferService(db),
+		Reports:      sqlstore.NewReportService(db),
 		IPHashKey:    tr.ipKey,
 	}
 	if tr.geo != nil {

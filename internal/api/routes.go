@@ -41,6 +41,24 @@ func (s *Server) routes() []route {
 			route{"", t + "/{affiliateId}/b/{bannerId}", s.handleClick(afftrack.LinkBanner)},
 			route{"", t + "/{affiliateId}/t/{merchantId}", s.handleClick(afftrack.LinkTextLink)},
 			route{"", t + "/px/{merchantId}", http.HandlerFunc(s.handlePixel)},
+			route{"", t + "/{affiliateId}/c/{couponId}", s.handleClick(afftrack.LinkCoupon)},
+			route{"", t + "/{affiliateId}/o/{promotionId}", s.handleClick(afftrack.LinkPromotion)},
+		)
+	}
+	if s.svc.Reports != nil {
+		routes = append(routes,
+			route{"", "/v1/affiliate/reports/traffictype", s.authenticated(afftrack.KindAffiliate, s.handleTrafficTypeReport)},
+			route{"", "/v1/affiliate/reports/merchant", s.authenticated(afftrack.KindAffiliate, s.handleMerchantReport)},
+			route{"", "/v1/merchant/reports/affiliate", s.authenticated(afftrack.KindMerchant, s.handleAffiliateReport)},
+		)
+	}
+	if s.svc.Offers != nil {
+		routes = append(routes,
+			route{"", "/v1/affiliate/coupons", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateOffers(afftrack.OfferCoupon))},
+			route{"", "/v1/affiliate/promotions", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateOffers(afftrack.OfferPromotion))},
+			route{"", "/v1/affiliate/promotions/{id}", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateOffer(afftrack.OfferPromotion))},
+			route{"", "/v1/merchant/coupons", s.authenticated(afftrack.KindMerchant, s.handleMerchantOffers(afftrack.OfferCoupon))},
+			route{"", "/v1/merchant/promotions", s.authenticated(afftrack.KindMerchant, s.handleMerchantOffers(afftrack.OfferPromotion))},
 		)
 	}
 	if s.svc.Lifecycle != nil {

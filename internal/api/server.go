@@ -90,7 +90,10 @@ type Services struct {
 	Transactions afftrack.TransactionService
 	Banners      afftrack.BannerService
 	Invoices     afftrack.InvoiceService
+	Reports      afftrack.ReportService
 	RateLimiter  afftrack.RateLimiter
+	// Offers serves the coupons and promotions; nil leaves them unrouted.
+	Offers afftrack.OfferService
 
 	// The tracking engine. Tracking answers what a click's link leads to
 	// (a cache in front of the store); Clicks takes clicks to be written
