@@ -69,7 +69,11 @@ func (b *Banner) Size() string {
 // BannerFilter selects the banners an affiliate may see: those of merchants
 // it has joined. Every optional field that is set must match too.
 type BannerFilter struct {
-	AffiliateID  int64
+	AffiliateID int64
+	// Now is the network's wall clock: banners of a group whose
+	// ExpiryDate is before it are left out. The zero Now leaves none out
+	// but those expired before year 1.
+	Now          time.Time
 	MerchantID   Null[int64]
 	MerchantName Null[string]
 	GroupName    Null[string]

@@ -171,20 +171,22 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	svc := api.Services{
 		// Every call authenticates; the cache keeps that off the
 		// database, at the price of changes taking up to the TTL to apply.
-		Accounts:     keycache.New(sqlstore.NewAccountService(db), keycache.Options{TTL: cfg.KeyCacheTTL}),
-		Transactions: sqlstore.NewTransactionService(db),
-		Banners:      sqlstore.NewBannerService(db),
-		Invoices:     sqlstore.NewInvoiceService(db),
-		RateLimiter:  limiter,
-		Ready:        db.Ping,
-		Observer:     m,
-		Tracking:     tr.links,
-		Clicks:       tr.clicks,
-		Conversions:  tr.conversions,
-		Lifecycle:    tr.lifecycle,
-		Offers:       sqlstore.NewOfferService(db),
-		Reports:      sqlstore.NewReportService(db),
-		IPHashKey:    tr.ipKey,
+		Accounts:      keycache.New(sqlstore.NewAccountService(db), keycache.Options{TTL: cfg.KeyCacheTTL}),
+		Transactions:  sqlstore.NewTransactionService(db),
+		Banners:       sqlstore.NewBannerService(db),
+		Invoices:      sqlstore.NewInvoiceService(db),
+		RateLimiter:   limiter,
+		Ready:         db.Ping,
+		Observer:      m,
+		Tracking:      tr.links,
+		Clicks:        tr.clicks,
+		Conversions:   tr.conversions,
+		Lifecycle:     tr.lifecycle,
+		Offers:        sqlstore.NewOfferService(db),
+		Reports:       sqlstore.NewReportService(db),
+		Catalog:       sqlstore.NewCatalogService(db),
+		MerchantViews: sqlstore.NewMerchantViewService(db),
+		IPHashKey:     tr.ipKey,
 	}
 	if tr.geo != nil {
 		svc.Countries = tr.geo

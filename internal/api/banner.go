@@ -7,10 +7,11 @@ import (
 )
 
 // handleBanners lists the banners of the merchants the affiliate has
-// joined, each with the affiliate's own tracking link and embed code.
+// joined, but for those of expired groups, each with the affiliate's own
+// tracking link and embed code.
 func (s *Server) handleBanners(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
 	st := stateOf(r)
-	f := afftrack.BannerFilter{AffiliateID: account.Ref.ID}
+	f := afftrack.BannerFilter{AffiliateID: account.Ref.ID, Now: afftrack.WallClock(s.clock(), s.location())}
 	p := params{q: st.query}
 	p.int64("merchantId", &f.MerchantID)
 	p.text("merchantName", &f.MerchantName)

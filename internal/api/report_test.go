@@ -48,7 +48,7 @@ func reportHarness(t *testing.T) (*harness, *fakeReports, http.Handler) {
 	t.Helper()
 	reports := fixtureReports()
 	h := newHarnessWith(t, func(s *Services) { s.Reports = reports })
-	return h, reports, withReportRoutes(h.srv)
+	return h, reports, h.srv.Handler()
 }
 
 // serve serves one GET of target through handler with the given key.
@@ -200,7 +200,7 @@ func TestNoAccountSeesAnotherAccountsReport(t *testing.T) {
 				s.Reports = sqlstore.NewReportService(db)
 			})
 			h.limiter.decide = nil
-			handler := withReportRoutes(h.srv)
+			handler := h.srv.Handler()
 			type line struct {
 				MerchantId, AffiliateId                     int64
 				ClicksTotal, ClicksBot, TransactionsPending int64

@@ -52,6 +52,23 @@ func (s *Server) routes() []route {
 			route{"", "/v1/merchant/reports/affiliate", s.authenticated(afftrack.KindMerchant, s.handleAffiliateReport)},
 		)
 	}
+	if s.svc.Catalog != nil {
+		routes = append(routes,
+			route{"", "/v1/affiliate/merchants", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateMerchants)},
+			route{"", "/v1/affiliate/merchants/{id}", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateMerchant)},
+			route{"", "/v1/affiliate/banners/{id}", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateBanner)},
+		)
+	}
+	if s.svc.MerchantViews != nil {
+		routes = append(routes,
+			route{"", "/v1/merchant/affiliates", s.authenticated(afftrack.KindMerchant, s.handleMemberAffiliates)},
+			route{"", "/v1/merchant/affiliates/{id}", s.authenticated(afftrack.KindMerchant, s.handleMemberAffiliate)},
+			route{"", "/v1/merchant/banners", s.authenticated(afftrack.KindMerchant, s.handleMerchantBanners)},
+			route{"", "/v1/merchant/banners/{id}", s.authenticated(afftrack.KindMerchant, s.handleMerchantBanner)},
+			route{"", "/v1/merchant/bannergroups", s.authenticated(afftrack.KindMerchant, s.handleBannerGroups)},
+			route{"", "/v1/merchant/bannergroups/{id}", s.authenticated(afftrack.KindMerchant, s.handleBannerGroup)},
+		)
+	}
 	if s.svc.Offers != nil {
 		routes = append(routes,
 			route{"", "/v1/affiliate/coupons", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateOffers(afftrack.OfferCoupon))},

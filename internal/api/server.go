@@ -94,6 +94,12 @@ type Services struct {
 	RateLimiter  afftrack.RateLimiter
 	// Offers serves the coupons and promotions; nil leaves them unrouted.
 	Offers afftrack.OfferService
+	// MerchantViews serves the merchant's Affiliates, Banners and
+	// BannerGroups; nil leaves them unrouted.
+	MerchantViews afftrack.MerchantViewService
+	// Catalog serves the affiliate's Merchants, Merchants/{id} and
+	// Banners/{id}; nil leaves them unrouted.
+	Catalog afftrack.CatalogService
 
 	// The tracking engine. Tracking answers what a click's link leads to
 	// (a cache in front of the store); Clicks takes clicks to be written

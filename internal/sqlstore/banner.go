@@ -20,7 +20,8 @@ type BannerService struct {
 func NewBannerService(db *DB) *BannerService { return &BannerService{db: db} }
 
 // FindBanners returns the banners of the Active merchants the affiliate
-// has joined (a banner of another merchant would not credit a click),
+// has joined (a banner of another merchant would not credit a click), but
+// for those of a group whose ExpiryDate is before f.Now,
 // with each merchant's name and avatar, that match f, ordered by id. Exact integer filters also go to the database; f.Match decides.
 func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter) ([]*afftrack.Banner, error) {
 	var q strings.Builder
@@ -29,8 +30,10 @@ func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter
 	FROM memberships ms
 	JOIN banners b ON b.merchant_id = ms.merchant_id
 	JOIN merchants m ON m.id = b.merchant_id
-	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3`)
-	args := []any{f.AffiliateID, int64(afftrack.MembershipJoined), int64(afftrack.AccountActive)}
+	LEFT JOIN banner_groups g ON g.id = b.group_id
+	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3
+		AND (g.expiry_date IS NULL OR g.expiry_date >= $4)`)
+	args := []any{f.AffiliateID, int64(afftrack.MembershipJoined), int64(afftrack.AccountActive), toMillis(f.Now)}
 	eq := func(column string, v int64) {
 		args = append(args, v)
 		q.WriteString(" AND " + column + " = $" + strconv.Itoa(len(args)))

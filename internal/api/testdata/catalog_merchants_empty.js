@@ -1,0 +1,1 @@
+jQuery123.done([]);

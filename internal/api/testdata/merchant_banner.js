@@ -1,0 +1,1 @@
+jQuery123.done({"Id":12,"DateCreated":"2024-03-01T00:00:00.000","DateModified":"2024-03-02T00:00:00.000","BannerGroupId":2,"BannerGroupName":"Old","BannerGroupTargetUrl":"https://shop.one/old","Name":"Odd","Size":"470x61","Width":470,"Height":61,"ImageUrl":"https://img.example/o.png","AltText":"","DefaultForSize":true});

@@ -1,0 +1,1 @@
+jQuery123.done({"Id":2,"DateCreated":"2024-02-01T00:00:00.000","DateModified":"2024-02-02T00:00:00.000","Name":"Old","TargetUrl":"https://shop.one/old","ExpiryDate":"2024-03-31T23:59:59.999"});
