@@ -46,7 +46,7 @@ func buildAfftrack(ctx context.Context, root, dir string) (string, error) {
 // generateArgs are the flags of `afftrack generate` for cfg.
 func generateArgs(cfg generate.Config) []string {
 	return []string{
-		"--transactions", strconv.Itoa(cfg.Transactions), "--merchants", strconv.Itoa(cfg.Merchants),
+		"--transactions", strconv.Itoa(cfg.Transactions), "--clicks", strconv.Itoa(cfg.Clicks), "--merchants", strconv.Itoa(cfg.Merchants),
 		"--affiliates", strconv.Itoa(cfg.Affiliates), "--seed", strconv.FormatUint(cfg.Seed, 10),
 		"--start", cfg.Start.Format(time.DateOnly), "--days", strconv.Itoa(cfg.Days),
 	}

@@ -203,6 +203,9 @@ func (b *bench) measureBackend(ctx context.Context, be backend) error {
 			return err
 		}
 	}
+	if err := b.measureReports(ctx, be); err != nil {
+		return err
+	}
 	return b.measureTracking(ctx, be)
 }
 

@@ -72,6 +72,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&cfg.Load.Timeout, "timeout", 30*time.Second, "a request slower than this is a failure")
 	n := &cfg.Network
 	fs.IntVar(&n.Transactions, "transactions", n.Transactions, "transactions of the generated network")
+	fs.IntVar(&n.Clicks, "clicks", n.Clicks, "clicks of the generated network; negative: ten per transaction")
 	fs.IntVar(&n.Merchants, "merchants", n.Merchants, "merchants of the generated network")
 	fs.IntVar(&n.Affiliates, "affiliates", n.Affiliates, "affiliates of the generated network")
 	fs.Uint64Var(&n.Seed, "seed", n.Seed, "seed of the generated network")

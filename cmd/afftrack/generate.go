@@ -24,6 +24,7 @@ func runGenerate(ctx context.Context, env *cliEnv, args []string) error {
 	setUsage(fs, "afftrack generate [flags]", "Fills a database, best an empty one, with a generated network for load tests.")
 	dsn := fs.String("db", "sqlite:afftrack.db", "database: sqlite:PATH or a postgres:// URL; best empty, as records with the same ids are replaced")
 	fs.IntVar(&cfg.Transactions, "transactions", cfg.Transactions, "transactions to generate, each with 0 to 5 items")
+	fs.IntVar(&cfg.Clicks, "clicks", cfg.Clicks, "clicks to generate; negative: ten per transaction")
 	fs.IntVar(&cfg.Merchants, "merchants", cfg.Merchants, "merchants, a few large and most small")
 	fs.IntVar(&cfg.Affiliates, "affiliates", cfg.Affiliates, "affiliates")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed: the same flags always give the same data")
@@ -168,6 +169,7 @@ func (l *loader) report(w io.Writer, s generate.Summary) {
 	fmt.Fprintf(w, "loaded %s merchants, %s banners, %s affiliates, %s memberships, %s transactions (%s items), %s invoices in %s\n",
 		count(s.Merchants), count(s.Banners), count(s.Affiliates), count(s.Memberships), count(s.Transactions),
 		count(s.Items), count(s.Invoices), roundDuration(l.elapsed))
+	fmt.Fprintf(w, "and %s coupons, %s promotions, %s clicks\n", count(s.Coupons), count(s.Promotions), count(s.Clicks))
 	if l.transactions > 0 {
 		fmt.Fprintf(w, "transactions: %s in %s: %s transactions/s (import %s, generation %s alongside)\n",
 			count(l.transactions), roundDuration(l.txTime), count(int(float64(l.transactions)/l.txTime.Seconds())),
@@ -194,6 +196,7 @@ func describe(d *afftrack.Dataset) string {
 	}{
 		{len(d.Merchants), "merchants"}, {len(d.Banners), "banners"}, {len(d.Affiliates), "affiliates"},
 		{len(d.Memberships), "memberships"}, {len(d.Transactions), "transactions"}, {len(d.Invoices), "invoices"},
+		{len(d.Coupons), "coupons"}, {len(d.Promotions), "promotions"}, {len(d.Clicks), "clicks"},
 	} {
 		if c.n > 0 {
 			return count(c.n) + " " + c.name

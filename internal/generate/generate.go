@@ -1,7 +1,8 @@
 // Package generate makes realistic afftrack networks of any size, for load
 // tests and benchmarks: merchants whose sizes follow a Zipf-like skew (a
 // few very large, most small), affiliates who join them, a year of
-// transactions with carts of 0 to 5 items, banners and invoices.
+// transactions with carts of 0 to 5 items, banners and invoices, coupons
+// and promotions, and clicks, about ten for each transaction.
 //
 // It is deterministic: one Config, seed included, always gives the same
 // records, so a benchmark can name its targets (the largest merchant, a
@@ -25,9 +26,11 @@ import (
 // Config sizes a generated network.
 type Config struct {
 	Transactions int
-	Merchants    int
-	Affiliates   int
-	Seed         uint64
+	// Clicks is the number of clicks; negative is ten per transaction.
+	Clicks     int
+	Merchants  int
+	Affiliates int
+	Seed       uint64
 
 	// Start is the first day of the transactions, at midnight; Days is how
 	// many days they span. Start+Days is the generated network's "now":
@@ -44,10 +47,12 @@ type Config struct {
 }
 
 // DefaultConfig returns the network of the load benchmark: a million
-// transactions of 1,000 merchants and 50,000 affiliates over 2024.
+// transactions and ten million clicks of 1,000 merchants and 50,000
+// affiliates over 2024.
 func DefaultConfig() Config {
 	return Config{
 		Transactions: 1_000_000,
+		Clicks:       -1,
 		Merchants:    1_000,
 		Affiliates:   50_000,
 		Seed:         1,
@@ -100,8 +105,11 @@ const (
 	phaseBanners
 	phaseAffiliates
 	phaseMemberships
+	phaseCoupons
+	phasePromotions
 	phaseTransactions
 	phaseInvoices
+	phaseClicks
 	phaseDone
 )
 
@@ -112,6 +120,7 @@ const (
 	streamAffiliates
 	streamBanners
 	streamTransactions
+	streamClicks
 )
 
 // Generator emits one network, chunk by chunk. It is not safe for
@@ -134,6 +143,7 @@ type Generator struct {
 	c      *chunk   // the chunk being filled
 
 	tx      *transactionState
+	clicks  *clickState
 	summary Summary
 }
 
@@ -145,12 +155,16 @@ func New(cfg Config) (*Generator, error) {
 	}
 	y, m, d := cfg.Start.Date()
 	cfg.Start = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	if cfg.Clicks < 0 {
+		cfg.Clicks = clicksPerTx * cfg.Transactions
+	}
 	g := &Generator{cfg: cfg, end: cfg.Start.AddDate(0, 0, cfg.Days)}
 	g.setupMerchants(newRand(cfg.Seed, streamMerchants))
 	g.setupAffiliates(newRand(cfg.Seed, streamAffiliates))
 	g.setupBanners(newRand(cfg.Seed, streamBanners))
 	g.dayCounts = spreadOverDays(cfg.Transactions, cfg.Start, cfg.Days)
 	g.tx = newTransactionState(g, newRand(cfg.Seed, streamTransactions))
+	g.clicks = newClickState(g, newRand(cfg.Seed, streamClicks))
 	return g, nil
 }
 
@@ -161,7 +175,7 @@ func (g *Generator) Config() Config { return g.cfg }
 
 // Next returns the next chunk: records of one collection, at most
 // ChunkSize of them, in the order merchants, banners, affiliates,
-// memberships, transactions, invoices. It returns nil when the network is
+// memberships, coupons, promotions, transactions, invoices, clicks. It returns nil when the network is
 // complete.
 //
 // The memory of a Dataset (its slices, the transactions' Items) is reused
@@ -178,6 +192,7 @@ func (g *Generator) Next() *afftrack.Dataset {
 	*d = afftrack.Dataset{
 		Merchants: d.Merchants[:0], Affiliates: d.Affiliates[:0], Memberships: d.Memberships[:0],
 		Transactions: d.Transactions[:0], Banners: d.Banners[:0], Invoices: d.Invoices[:0],
+		Coupons: d.Coupons[:0], Promotions: d.Promotions[:0], Clicks: d.Clicks[:0],
 	}
 	for g.phase < phaseDone {
 		var n int
@@ -195,6 +210,12 @@ func (g *Generator) Next() *afftrack.Dataset {
 			n, done = g.emitTransactions(g.cfg.ChunkSize)
 		case phaseInvoices:
 			n, done = g.emitInvoices(g.cfg.ChunkSize)
+		case phaseCoupons:
+			n, done = g.emitCoupons(g.cfg.ChunkSize)
+		case phasePromotions:
+			n, done = g.emitPromotions(g.cfg.ChunkSize)
+		case phaseClicks:
+			n, done = g.emitClicks(g.cfg.ChunkSize)
 		}
 		if done {
 			g.phase++
@@ -217,6 +238,7 @@ type chunk struct {
 // nil it describes the whole network, and names the benchmark's targets.
 type Summary struct {
 	Merchants, Affiliates, Memberships, Transactions, Items, Banners, Invoices int
+	Coupons, Promotions, Clicks                                                int
 
 	// Largest is the merchant with the most transactions, and Month a
 	// calendar month of its (the full month of median volume), for the

@@ -35,7 +35,8 @@ func collect(t testing.TB, cfg generate.Config) *network {
 	for d := g.Next(); d != nil; d = g.Next() {
 		kinds := map[string]int{"Merchants": len(d.Merchants), "Affiliates": len(d.Affiliates),
 			"Memberships": len(d.Memberships), "Transactions": len(d.Transactions), "Banners": len(d.Banners),
-			"Invoices": len(d.Invoices)}
+			"Invoices": len(d.Invoices), "Coupons": len(d.Coupons), "Promotions": len(d.Promotions),
+			"Clicks": len(d.Clicks)}
 		kind := ""
 		for k, size := range kinds {
 			if size > 0 && kind != "" {
@@ -52,6 +53,9 @@ func collect(t testing.TB, cfg generate.Config) *network {
 		n.Memberships = append(n.Memberships, d.Memberships...)
 		n.Banners = append(n.Banners, d.Banners...)
 		n.Invoices = append(n.Invoices, d.Invoices...)
+		n.Coupons = append(n.Coupons, d.Coupons...)
+		n.Promotions = append(n.Promotions, d.Promotions...)
+		n.Clicks = append(n.Clicks, d.Clicks...)
 		for _, tx := range d.Transactions {
 			tx.Items = slices.Clone(tx.Items)
 			n.Transactions = append(n.Transactions, tx)
@@ -148,7 +152,8 @@ func TestGeneratorHonoursTheCounts(t *testing.T) {
 			}
 			want := generate.Summary{Merchants: len(n.Merchants), Affiliates: len(n.Affiliates),
 				Memberships: len(n.Memberships), Transactions: len(n.Transactions), Items: items,
-				Banners: len(n.Banners), Invoices: len(n.Invoices)}
+				Banners: len(n.Banners), Invoices: len(n.Invoices), Coupons: len(n.Coupons),
+				Promotions: len(n.Promotions), Clicks: len(n.Clicks)}
 			gotCounts := n.summary
 			gotCounts.Largest, gotCounts.Mid = generate.MerchantLoad{}, generate.MerchantLoad{}
 			gotCounts.Month, gotCounts.MonthEnd, gotCounts.MonthTransactions = time.Time{}, time.Time{}, 0
@@ -166,7 +171,8 @@ func TestGeneratorHonoursTheCounts(t *testing.T) {
 // that collections come in an order an import can follow.
 func checkChunks(t *testing.T, n *network, size int) {
 	t.Helper()
-	order := []string{"Merchants", "Banners", "Affiliates", "Memberships", "Transactions", "Invoices"}
+	order := []string{"Merchants", "Banners", "Affiliates", "Memberships", "Coupons", "Promotions",
+		"Transactions", "Invoices", "Clicks"}
 	last := 0
 	for i, kind := range n.chunks {
 		if n.sizes[i] > size {
