@@ -149,7 +149,10 @@ func randomNetwork(rng *rand.Rand) *afftrack.Dataset {
 		}
 	}
 	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for id := int64(1); id <= int64(5+rng.IntN(40)); id++ {
+	// Each count is drawn once: a bound in the loop's condition would be
+	// drawn again on every pass and make far fewer rows.
+	transactions, banners, invoices := int64(5+rng.IntN(40)), int64(rng.IntN(12)), int64(rng.IntN(12))
+	for id := int64(1); id <= transactions; id++ {
 		created := day.Add(time.Duration(rng.IntN(366*24*60)) * time.Minute)
 		d.Transactions = append(d.Transactions, afftrack.TransactionRecord{Transaction: afftrack.Transaction{
 			ID: id, MerchantID: int64(1 + rng.IntN(nm)), AffiliateID: int64(1 + rng.IntN(na)),
@@ -159,11 +162,11 @@ func randomNetwork(rng *rand.Rand) *afftrack.Dataset {
 			Status2: afftrack.Status2Pending,
 		}})
 	}
-	for id := int64(1); id <= int64(rng.IntN(12)); id++ {
+	for id := int64(1); id <= banners; id++ {
 		d.Banners = append(d.Banners, afftrack.Banner{ID: id, MerchantID: int64(1 + rng.IntN(nm)),
 			DateCreated: day, DateModified: day, Width: 468, Height: 60})
 	}
-	for id := int64(1); id <= int64(rng.IntN(12)); id++ {
+	for id := int64(1); id <= invoices; id++ {
 		d.Invoices = append(d.Invoices, afftrack.Invoice{ID: id, AffiliateID: int64(1 + rng.IntN(na)), DateCreated: day, DatePaid: day})
 	}
 	return d
