@@ -42,21 +42,12 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, accoun
 	if err != nil {
 		return err
 	}
-	st := stateOf(r)
 	w.Header().Set("Location", s.nsMerchant+"/Transactions/"+strconv.FormatInt(t.ID, 10))
-	buf := getBody()
-	b := st.neg.open(*buf)
-	if st.neg.format == formatXML {
-		b = appendTransactionXML(b, t, st.ns)
-	} else {
-		b = appendTransactionJSON(b, t)
-	}
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
-	s.respond(w, st, status, st.neg.close(b))
-	putBody(buf, b)
+	s.respondTransaction(w, r, status, t, merchantEncoding)
 	return nil
 }
 

@@ -240,7 +240,7 @@ func BenchmarkTransactionList(b *testing.B) {
 			b.SetBytes(f.size)
 			b.ReportAllocs()
 			for b.Loop() {
-				ts := newTransactionStream(w, st)
+				ts := newTransactionStream(w, st, merchantEncoding)
 				for i := range txs {
 					if err := ts.write(&txs[i]); err != nil {
 						b.Fatal(err)

@@ -14,14 +14,11 @@ import (
 // run, so its invoices of a range are few: the Number is matched here.
 func (s *Server) handleInvoices(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
 	p := params{q: stateOf(r).query}
-	from, to := p.date("fromDate"), p.date("toDate")
+	from, to := p.days()
 	var number afftrack.Null[string]
 	p.text("number", &number)
 	if p.err != nil {
 		return p.err
-	}
-	if from.After(to) {
-		from, to = to, from
 	}
 	all, err := s.svc.Invoices.FindInvoices(r.Context(), account.Ref.ID, from, to)
 	if err != nil {

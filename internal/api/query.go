@@ -105,6 +105,34 @@ func (p *params) date(name string) time.Time {
 	return d.Date()
 }
 
+// days reads the required fromDate and toDate, whole days, swapped if
+// reversed: the range of every list and report that takes one.
+func (p *params) days() (from, to time.Time) {
+	from, to = p.date("fromDate"), p.date("toDate")
+	if from.After(to) {
+		from, to = to, from
+	}
+	return from, to
+}
+
+// dateRange reads a transaction list's range: fromDate and toDate
+// (swapped if reversed) and dateProperty (DateCreated by default).
+func (p *params) dateRange() (from, to time.Time, prop afftrack.DateProperty) {
+	from, to = p.days()
+	if p.err != nil {
+		return from, to, prop
+	}
+	switch v := p.q.get("dateproperty"); {
+	case v == "", strings.EqualFold(v, "DateCreated"):
+		prop = afftrack.ByDateCreated
+	case strings.EqualFold(v, "DateModified"):
+		prop = afftrack.ByDateModified
+	default:
+		p.err = afftrack.Errorf(afftrack.EINVALID, "dateProperty: %q is not one of DateCreated, DateModified", v)
+	}
+	return from, to, prop
+}
+
 // int64 fills dst from the optional integer parameter name.
 func (p *params) int64(name string, dst *afftrack.Null[int64]) {
 	v := p.q.get(name)

@@ -16,14 +16,8 @@ import (
 // reportRange reads a report's fromDate and toDate.
 func reportRange(r *http.Request) (from, to time.Time, err error) {
 	p := params{q: stateOf(r).query}
-	from, to = p.date("fromDate"), p.date("toDate")
-	if p.err != nil {
-		return from, to, p.err
-	}
-	if from.After(to) {
-		from, to = to, from
-	}
-	return from, to, nil
+	from, to = p.days()
+	return from, to, p.err
 }
 
 // writeReport answers with the array root of the lines, each appended by

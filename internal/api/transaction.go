@@ -3,7 +3,6 @@ package api
 import (
 	"bufio"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/afftrack/afftrack"
@@ -24,21 +23,50 @@ func (s *Server) handleTransactions(w http.ResponseWriter, r *http.Request, acco
 	if err != nil {
 		return err
 	}
-	return s.streamTransactions(w, r, func(ts *transactionStream) error {
+	return s.streamTransactions(w, r, merchantEncoding, func(ts *transactionStream) error {
 		return s.svc.Transactions.FindTransactions(r.Context(), f, ts.write)
 	})
 }
 
+// transactionEncoding is one view's encoders of a Transaction.
+type transactionEncoding struct {
+	json func(b []byte, t *afftrack.Transaction) []byte
+	xml  func(b []byte, t *afftrack.Transaction, ns string) []byte
+}
+
+// The views' encodings: the merchant's (the interface's Transaction) and
+// the affiliate's (v1-surface.md section 3).
+var (
+	merchantEncoding  = transactionEncoding{json: appendTransactionJSON, xml: appendTransactionXML}
+	affiliateEncoding = transactionEncoding{json: appendAffiliateTransactionJSON, xml: appendAffiliateTransactionXML}
+)
+
+// respondTransaction answers with one transaction in the negotiated format.
+func (s *Server) respondTransaction(w http.ResponseWriter, r *http.Request, status int, t *afftrack.Transaction,
+	enc transactionEncoding) {
+	st := stateOf(r)
+	buf := getBody()
+	b := st.neg.open(*buf)
+	if st.neg.format == formatXML {
+		b = enc.xml(b, t, st.ns)
+	} else {
+		b = enc.json(b, t)
+	}
+	s.respond(w, st, status, st.neg.close(b))
+	putBody(buf, b)
+}
+
 // streamTransactions writes a TransactionArray as find hands the stream
 // transactions, holding one of the server's list slots meanwhile.
-func (s *Server) streamTransactions(w http.ResponseWriter, r *http.Request, find func(*transactionStream) error) error {
+func (s *Server) streamTransactions(w http.ResponseWriter, r *http.Request, enc transactionEncoding,
+	find func(*transactionStream) error) error {
 	release, ok := s.acquireList()
 	if !ok {
 		w.Header().Set(headerRetryAfter, "1")
 		return errBusy()
 	}
 	defer release()
-	ts := newTransactionStream(w, stateOf(r))
+	ts := newTransactionStream(w, stateOf(r), enc)
 	if err := find(ts); err != nil {
 		if !ts.started() {
 			ts.release()
@@ -69,16 +97,7 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request, accou
 	if err != nil {
 		return err
 	}
-	st := stateOf(r)
-	buf := getBody()
-	b := st.neg.open(*buf)
-	if st.neg.format == formatXML {
-		b = appendTransactionXML(b, t, st.ns)
-	} else {
-		b = appendTransactionJSON(b, t)
-	}
-	s.respond(w, st, http.StatusOK, st.neg.close(b))
-	putBody(buf, b)
+	s.respondTransaction(w, r, http.StatusOK, t, merchantEncoding)
 	return nil
 }
 
@@ -89,6 +108,7 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request, accou
 type transactionStream struct {
 	w   http.ResponseWriter
 	st  *requestState
+	enc transactionEncoding
 	bw  *bufio.Writer
 	buf []byte // reused for every transaction
 	n   int
@@ -109,9 +129,9 @@ var streamPool = sync.Pool{New: func() any {
 
 // newTransactionStream returns a stream to w with buffers from the pool;
 // release gives them back.
-func newTransactionStream(w http.ResponseWriter, st *requestState) *transactionStream {
+func newTransactionStream(w http.ResponseWriter, st *requestState, enc transactionEncoding) *transactionStream {
 	sb := streamPool.Get().(*streamBuffers)
-	return &transactionStream{w: w, st: st, buf: sb.buf[:0], sb: sb}
+	return &transactionStream{w: w, st: st, enc: enc, buf: sb.buf[:0], sb: sb}
 }
 
 // release returns the stream's buffers to the pool, unless a transaction
@@ -152,12 +172,12 @@ func (ts *transactionStream) write(t *afftrack.Transaction) error {
 		b = ts.buf
 	}
 	if ts.st.neg.format == formatXML {
-		b = appendTransactionXML(b, t, "")
+		b = ts.enc.xml(b, t, "")
 	} else {
 		if ts.n > 0 {
 			b = append(b, ',')
 		}
-		b = appendTransactionJSON(b, t)
+		b = ts.enc.json(b, t)
 	}
 	ts.n++
 	ts.buf = b
@@ -188,20 +208,9 @@ func (ts *transactionStream) finish() {
 func transactionFilter(q query, merchantID int64) (afftrack.TransactionFilter, error) {
 	f := afftrack.TransactionFilter{MerchantID: merchantID}
 	p := params{q: q}
-	f.From, f.To = p.date("fromDate"), p.date("toDate")
+	f.From, f.To, f.DateProperty = p.dateRange()
 	if p.err != nil {
 		return f, p.err
-	}
-	if f.From.After(f.To) {
-		f.From, f.To = f.To, f.From
-	}
-	switch v := q.get("dateproperty"); {
-	case v == "", strings.EqualFold(v, "DateCreated"):
-		f.DateProperty = afftrack.ByDateCreated
-	case strings.EqualFold(v, "DateModified"):
-		f.DateProperty = afftrack.ByDateModified
-	default:
-		return f, afftrack.Errorf(afftrack.EINVALID, "dateProperty: %q is not one of DateCreated, DateModified", v)
 	}
 	p.int64("affiliateId", &f.AffiliateID)
 	p.text("affiliateContactName", &f.AffiliateContactName)

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/afftrack/afftrack"
 )
@@ -14,8 +13,8 @@ func (s *Server) handleAffiliateTransactions(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	return s.streamTransactions(w, r, func(ts *transactionStream) error {
-		return s.svc.Transactions.FindAffiliateTransactions(r.Context(), f, ts.writeAffiliate)
+	return s.streamTransactions(w, r, affiliateEncoding, func(ts *transactionStream) error {
+		return s.svc.Transactions.FindAffiliateTransactions(r.Context(), f, ts.write)
 	})
 }
 
@@ -30,40 +29,8 @@ func (s *Server) handleAffiliateTransaction(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	st := stateOf(r)
-	buf := getBody()
-	b := st.neg.open(*buf)
-	if st.neg.format == formatXML {
-		b = appendAffiliateTransactionXML(b, t, st.ns)
-	} else {
-		b = appendAffiliateTransactionJSON(b, t)
-	}
-	s.respond(w, st, http.StatusOK, st.neg.close(b))
-	putBody(buf, b)
+	s.respondTransaction(w, r, http.StatusOK, t, affiliateEncoding)
 	return nil
-}
-
-// writeAffiliate is write for the affiliate view: it appends one
-// transaction to the TransactionArray. It must not keep t, which the
-// store reuses.
-func (ts *transactionStream) writeAffiliate(t *afftrack.Transaction) error {
-	b := ts.buf[:0]
-	if !ts.started() {
-		ts.start()
-		b = ts.buf
-	}
-	if ts.st.neg.format == formatXML {
-		b = appendAffiliateTransactionXML(b, t, "")
-	} else {
-		if ts.n > 0 {
-			b = append(b, ',')
-		}
-		b = appendAffiliateTransactionJSON(b, t)
-	}
-	ts.n++
-	ts.buf = b
-	_, err := ts.bw.Write(b)
-	return err
 }
 
 // affiliateTransactionFilter reads the affiliate Transactions function's
@@ -73,20 +40,9 @@ func (ts *transactionStream) writeAffiliate(t *afftrack.Transaction) error {
 func affiliateTransactionFilter(q query, affiliateID int64) (afftrack.AffiliateTransactionFilter, error) {
 	f := afftrack.AffiliateTransactionFilter{AffiliateID: affiliateID}
 	p := params{q: q}
-	f.From, f.To = p.date("fromDate"), p.date("toDate")
+	f.From, f.To, f.DateProperty = p.dateRange()
 	if p.err != nil {
 		return f, p.err
-	}
-	if f.From.After(f.To) {
-		f.From, f.To = f.To, f.From
-	}
-	switch v := q.get("dateproperty"); {
-	case v == "", strings.EqualFold(v, "DateCreated"):
-		f.DateProperty = afftrack.ByDateCreated
-	case strings.EqualFold(v, "DateModified"):
-		f.DateProperty = afftrack.ByDateModified
-	default:
-		return f, afftrack.Errorf(afftrack.EINVALID, "dateProperty: %q is not one of DateCreated, DateModified", v)
 	}
 	p.int64("merchantId", &f.MerchantID)
 	p.text("merchantName", &f.MerchantName)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/afftrack/afftrack"
 )
@@ -85,23 +86,7 @@ const selectTransactionByID = selectTransactions + `WHERE t.id = $1 AND t.mercha
 // FindTransactionByID returns the merchant's transaction with the given id;
 // another merchant's is ENOTFOUND like a missing one.
 func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID, id int64) (*afftrack.Transaction, error) {
-	rows, err := s.db.query(ctx, selectTransactionByID, id, merchantID)
-	if err != nil {
-		return nil, fmt.Errorf("find transaction %d: %w", id, err)
-	}
-	defer rows.Close()
-	var found *afftrack.Transaction
-	err = scanTransactions(rows, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
-		found = t
-		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("find transaction %d: %w", id, err)
-	case found == nil:
-		return nil, notFound()
-	}
-	return found, nil
+	return s.findOne(ctx, merchantView, selectTransactionByID, id, merchantID)
 }
 
 // FindTransactions streams the merchant's transactions that match f,
@@ -114,13 +99,52 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 	if err != nil {
 		return err
 	}
+	return s.stream(ctx, merchantView, query, args, fn)
+}
+
+// transactionView is one view's row of a transaction: how many columns its
+// SELECT reads, which one holds the items' cache, and how the others fill
+// a Transaction.
+type transactionView struct {
+	columns, itemsCache int
+	fill                func(c *columns, t *afftrack.Transaction)
+}
+
+// merchantView reads the rows of selectTransactions.
+var merchantView = transactionView{columns: transactionRowColumns, itemsCache: colItemsCache, fill: fillTransaction}
+
+// findOne reads the one transaction query finds in view v, or ENOTFOUND.
+func (s *TransactionService) findOne(ctx context.Context, v transactionView, query string, id int64, owner int64) (*afftrack.Transaction, error) {
+	rows, err := s.db.query(ctx, query, id, owner)
+	if err != nil {
+		return nil, fmt.Errorf("find transaction %d: %w", id, err)
+	}
+	defer rows.Close()
+	var found *afftrack.Transaction
+	err = scanTransactions(rows, v, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
+		found = t
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("find transaction %d: %w", id, err)
+	case found == nil:
+		return nil, notFound()
+	}
+	return found, nil
+}
+
+// stream runs a list query in view v, handing fn each transaction; fn's
+// error is returned as it is.
+func (s *TransactionService) stream(ctx context.Context, v transactionView, query string, args []any,
+	fn func(*afftrack.Transaction) error) error {
 	rows, err := s.db.query(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("find transactions: %w", err)
 	}
 	defer rows.Close()
 	var fnErr error // fn's error, returned as it is
-	err = scanTransactions(rows, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
+	err = scanTransactions(rows, v, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
 		fnErr = fn(t)
 		return fnErr
 	})
@@ -130,22 +154,22 @@ func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.Tr
 	return err
 }
 
-// scanTransactions reads the rows of selectTransactions into t, calling
-// fn with each transaction. t and its items are reused from one
-// transaction to the next.
-func scanTransactions(rows *sql.Rows, t *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
-	c := columns{vals: make([]any, transactionRowColumns)}
+// scanTransactions reads the rows of view v into t, calling fn with each
+// transaction. t and its items are reused from one transaction to the
+// next.
+func scanTransactions(rows *sql.Rows, v transactionView, t *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
+	c := columns{vals: make([]any, v.columns)}
 	var cache sql.RawBytes // decoded before the next row, so never copied
-	dest := make([]any, transactionRowColumns)
+	dest := make([]any, v.columns)
 	for i := range dest {
 		dest[i] = &c.vals[i]
 	}
-	dest[colItemsCache] = &cache
+	dest[v.itemsCache] = &cache
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		fillTransaction(&c, t)
+		v.fill(&c, t)
 		if err := c.err(); err != nil {
 			return err
 		}
@@ -212,19 +236,11 @@ func fillTransaction(c *columns, t *afftrack.Transaction) {
 // transactionListQuery builds the list query of f. Only fixed SQL
 // fragments are concatenated; every value is a parameter.
 func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (string, []any, error) {
-	var col string
-	switch f.DateProperty {
-	case afftrack.ByDateCreated:
-		col = "t.date_created"
-	case afftrack.ByDateModified:
-		col = "t.date_modified"
-	default:
-		return "", nil, afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", f.DateProperty)
-	}
 	w := whereBuilder{d: d}
-	w.b.WriteString(selectTransactions)
-	w.b.WriteString("WHERE t.merchant_id = $1 AND " + col + " >= $2 AND " + col + " < $3")
-	w.args = []any{f.MerchantID, toMillis(f.From), toMillis(f.Until())}
+	col, err := w.start(selectTransactions, "t.merchant_id", f.MerchantID, f.DateProperty, f.From, f.Until())
+	if err != nil {
+		return "", nil, err
+	}
 	w.int("t.affiliate_id", f.AffiliateID)
 	w.text("a.contact_name", f.AffiliateContactName)
 	w.text("a.business_name", f.AffiliateBusinessName)
@@ -242,17 +258,7 @@ func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (string, []a
 	if f.TrafficSourceApproved.Valid {
 		w.cond("t.traffic_source_approved = ", f.TrafficSourceApproved.Value)
 	}
-	if f.Status != 0 {
-		// Status is derived from Status2: each Status is a set of them.
-		var in []string
-		for _, s2 := range afftrack.TransactionStatus2Values() {
-			if s2.Status() == f.Status {
-				w.args = append(w.args, int64(s2))
-				in = append(in, "$"+strconv.Itoa(len(w.args)))
-			}
-		}
-		w.b.WriteString(" AND t.status2 IN (" + strings.Join(in, ", ") + ")")
-	}
+	w.status("t.status2", f.Status)
 	w.enum("t.status2", uint8(f.Status2))
 	w.int("t.invoice_id", f.InvoiceID)
 	w.enum("t.void_reason", uint8(f.VoidReason))
@@ -266,6 +272,46 @@ type whereBuilder struct {
 	d    dialect
 	b    strings.Builder
 	args []any
+}
+
+// start writes the list query's SELECT and its range of one account's
+// transactions on the date property, and returns that date's column, for
+// the ORDER BY.
+func (w *whereBuilder) start(selectText, accountColumn string, accountID int64, p afftrack.DateProperty,
+	from, until time.Time) (string, error) {
+	var col string
+	switch p {
+	case afftrack.ByDateCreated:
+		col = "t.date_created"
+	case afftrack.ByDateModified:
+		col = "t.date_modified"
+	default:
+		return "", afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", p)
+	}
+	w.b.WriteString(selectText)
+	w.b.WriteString("WHERE " + accountColumn + " = $1 AND " + col + " >= $2 AND " + col + " < $3")
+	w.args = []any{accountID, toMillis(from), toMillis(until)}
+	return col, nil
+}
+
+// status filters on the derived Status, 0 being no filter: each Status is
+// a set of Status2 values, of the column status2.
+func (w *whereBuilder) status(status2 string, s afftrack.TransactionStatus) {
+	if s == 0 {
+		return
+	}
+	var in []string
+	for _, s2 := range afftrack.TransactionStatus2Values() {
+		if s2.Status() == s {
+			w.args = append(w.args, int64(s2))
+			in = append(in, "$"+strconv.Itoa(len(w.args)))
+		}
+	}
+	if len(in) == 0 {
+		w.b.WriteString(" AND 1 = 0") // no such Status: nothing matches
+		return
+	}
+	w.b.WriteString(" AND " + status2 + " IN (" + strings.Join(in, ", ") + ")")
 }
 
 // cond adds " AND <expr>$n" with v as parameter n.

@@ -2,10 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/afftrack/afftrack"
 )
@@ -80,23 +76,7 @@ const selectAffiliateTransactionByID = selectAffiliateTransactions + `WHERE t.id
 // the given id in the affiliate view; another affiliate's is ENOTFOUND
 // like a missing one.
 func (s *TransactionService) FindAffiliateTransactionByID(ctx context.Context, affiliateID, id int64) (*afftrack.Transaction, error) {
-	rows, err := s.db.query(ctx, selectAffiliateTransactionByID, id, affiliateID)
-	if err != nil {
-		return nil, fmt.Errorf("find affiliate transaction %d: %w", id, err)
-	}
-	defer rows.Close()
-	var found *afftrack.Transaction
-	err = scanAffiliateTransactions(rows, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
-		found = t
-		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("find affiliate transaction %d: %w", id, err)
-	case found == nil:
-		return nil, notFound()
-	}
-	return found, nil
+	return s.findOne(ctx, affiliateView, selectAffiliateTransactionByID, id, affiliateID)
 }
 
 // FindAffiliateTransactions streams the affiliate's transactions that
@@ -110,52 +90,12 @@ func (s *TransactionService) FindAffiliateTransactions(ctx context.Context, f af
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.query(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("find affiliate transactions: %w", err)
-	}
-	defer rows.Close()
-	var fnErr error // fn's error, returned as it is
-	err = scanAffiliateTransactions(rows, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
-		fnErr = fn(t)
-		return fnErr
-	})
-	if err != nil && err != fnErr {
-		return fmt.Errorf("find affiliate transactions: %w", err)
-	}
-	return err
+	return s.stream(ctx, affiliateView, query, args, fn)
 }
 
-// scanAffiliateTransactions reads the rows of selectAffiliateTransactions
-// into t, calling fn with each transaction. t and its items are reused
-// from one transaction to the next.
-func scanAffiliateTransactions(rows *sql.Rows, t *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
-	c := columns{vals: make([]any, affiliateTransactionRowColumns)}
-	var cache sql.RawBytes // decoded before the next row, so never copied
-	dest := make([]any, affiliateTransactionRowColumns)
-	for i := range dest {
-		dest[i] = &c.vals[i]
-	}
-	dest[affColItemsCache] = &cache
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		fillAffiliateTransaction(&c, t)
-		if err := c.err(); err != nil {
-			return err
-		}
-		items, err := readItemsCache(cache, t.Items)
-		if err != nil {
-			return fmt.Errorf("transaction %d: %w", t.ID, err)
-		}
-		t.Items = items
-		if err := fn(t); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
+// affiliateView reads the rows of selectAffiliateTransactions.
+var affiliateView = transactionView{columns: affiliateTransactionRowColumns, itemsCache: affColItemsCache,
+	fill: fillAffiliateTransaction}
 
 // fillAffiliateTransaction overwrites every field of t from the row's
 // columns and empties its items, keeping their capacity. The fields the
@@ -211,19 +151,11 @@ var uniqueIDColumns = [4]string{"t.unique_id", "t.unique_id2", "t.unique_id3", "
 // in the order of v1-surface.md section 2.1. Only fixed SQL fragments are
 // concatenated; every value is a parameter.
 func affiliateTransactionListQuery(f *afftrack.AffiliateTransactionFilter, d dialect) (string, []any, error) {
-	var col string
-	switch f.DateProperty {
-	case afftrack.ByDateCreated:
-		col = "t.date_created"
-	case afftrack.ByDateModified:
-		col = "t.date_modified"
-	default:
-		return "", nil, afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", f.DateProperty)
-	}
 	w := whereBuilder{d: d}
-	w.b.WriteString(selectAffiliateTransactions)
-	w.b.WriteString("WHERE t.affiliate_id = $1 AND " + col + " >= $2 AND " + col + " < $3")
-	w.args = []any{f.AffiliateID, toMillis(f.From), toMillis(f.Until())}
+	col, err := w.start(selectAffiliateTransactions, "t.affiliate_id", f.AffiliateID, f.DateProperty, f.From, f.Until())
+	if err != nil {
+		return "", nil, err
+	}
 	w.int("t.merchant_id", f.MerchantID)
 	w.text("m.name", f.MerchantName)
 	w.enum("t.traffic_type", uint8(f.TrafficType))
@@ -248,24 +180,4 @@ func affiliateTransactionListQuery(f *afftrack.AffiliateTransactionFilter, d dia
 	w.enum("t.void_reason", uint8(f.VoidReason))
 	w.b.WriteString(" ORDER BY " + col + ", t.id")
 	return w.b.String(), w.args, nil
-}
-
-// status filters on the derived Status, 0 being no filter: each Status is
-// a set of Status2 values, of the column status2.
-func (w *whereBuilder) status(status2 string, s afftrack.TransactionStatus) {
-	if s == 0 {
-		return
-	}
-	var in []string
-	for _, s2 := range afftrack.TransactionStatus2Values() {
-		if s2.Status() == s {
-			w.args = append(w.args, int64(s2))
-			in = append(in, "$"+strconv.Itoa(len(w.args)))
-		}
-	}
-	if len(in) == 0 {
-		w.b.WriteString(" AND 1 = 0") // no such Status: nothing matches
-		return
-	}
-	w.b.WriteString(" AND " + status2 + " IN (" + strings.Join(in, ", ") + ")")
 }
