@@ -81,6 +81,7 @@ type loader struct {
 	txTime               time.Duration // from the first transaction chunk's import to the last one's end
 	txImport, txGenerate time.Duration // spent in Import and in Next on transaction chunks
 	transactions         int
+	clicks, totalClicks  int
 }
 
 // load imports every chunk in one database transaction, so a load into
@@ -111,6 +112,7 @@ func (l *loader) load(ctx context.Context, g *generate.Generator) error {
 		}
 	}()
 	l.began, l.lastNote = time.Now(), time.Now()
+	l.totalClicks = g.Config().Clicks
 	var txStart, handed time.Time
 	var last *afftrack.Dataset // the chunk the store is writing
 	next := func() (*afftrack.Dataset, error) {
@@ -120,6 +122,7 @@ func (l *loader) load(ctx context.Context, g *generate.Generator) error {
 				l.transactions += n
 				l.txTime = time.Since(txStart)
 			}
+			l.clicks += len(last.Clicks)
 			l.note(last)
 		}
 		c, ok := <-chunks
@@ -156,6 +159,11 @@ func (l *loader) note(d *afftrack.Dataset) {
 		return
 	}
 	l.lastNote = time.Now()
+	if len(d.Clicks) > 0 {
+		fmt.Fprintf(l.progress, "generate: %s of %s clicks (%d%%), %s elapsed\n", count(l.clicks), count(l.totalClicks),
+			100*l.clicks/max(l.totalClicks, 1), roundDuration(time.Since(l.began)))
+		return
+	}
 	if l.transactions == 0 {
 		fmt.Fprintf(l.progress, "generate: %s loaded, %s elapsed\n", describe(d), roundDuration(time.Since(l.began)))
 		return
