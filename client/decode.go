@@ -166,7 +166,7 @@ func (d *decoder) object(v reflect.Value, at string) error {
 			return fmt.Errorf("%s: %w", at, err)
 		}
 		name, _ := tok.(string)
-		i, ok := fields.find(name)
+		i, ok := fields.find(name, d.strict)
 		if !ok {
 			if d.strict {
 				return fmt.Errorf("%s: the server wrote %q, which %s has no field for", at, name, v.Type())
@@ -210,10 +210,11 @@ type structFields struct {
 }
 
 // find returns the field of a member name: exact, else ignoring case,
-// as encoding/json matches.
-func (s *structFields) find(name string) (int, bool) {
-	if i, ok := s.byName[name]; ok {
-		return i, true
+// as encoding/json matches, unless exact says the spelling must be the
+// contract's.
+func (s *structFields) find(name string, exact bool) (int, bool) {
+	if i, ok := s.byName[name]; ok || exact {
+		return i, ok
 	}
 	for i, f := range s.list {
 		if strings.EqualFold(f.name, name) {
