@@ -110,9 +110,9 @@ func (c *Client) post(ctx context.Context, path string, body, out any) (*http.Re
 	return c.do(ctx, http.MethodPost, path, b, out)
 }
 
-// do sends one request and decodes a 2xx answer into out; anything else
-// becomes an *Error. The body is read whole first so a broken
-// connection is not mistaken for malformed JSON.
+// do sends one request and decodes a 2xx answer into out as it
+// arrives, so a long transaction list costs no copy of its body; anything
+// else becomes an *Error.
 func (c *Client) do(ctx context.Context, method, pathAndQuery string, body []byte, out any) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
@@ -136,18 +136,19 @@ func (c *Client) do(ctx context.Context, method, pathAndQuery string, body []byt
 	if err != nil {
 		return nil, fmt.Errorf("client: %s %s: %w", method, pathOnly(pathAndQuery), err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp, fmt.Errorf("client: %s %s: reading the answer: %w", method, pathOnly(pathAndQuery), err)
-	}
+	defer func() {
+		// Reading to the end lets the connection be reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+	}()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return resp, newError(resp, data)
 	}
 	if out == nil {
 		return resp, nil
 	}
-	if err := decodeJSON(data, out, c.loc, c.strict); err != nil {
+	if err := decodeJSON(resp.Body, out, c.loc, c.strict); err != nil {
 		return resp, fmt.Errorf("client: %s %s: decoding the answer: %w", method, pathOnly(pathAndQuery), err)
 	}
 	return resp, nil

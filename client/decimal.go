@@ -72,8 +72,12 @@ func (d Decimal) Float64() float64 {
 	return f
 }
 
-// MarshalJSON writes d as a JSON number literal, digit for digit.
+// MarshalJSON writes d as a JSON number literal, digit for digit, and the
+// empty Decimal as null, so a zero struct of this package still encodes.
 func (d Decimal) MarshalJSON() ([]byte, error) {
+	if d == "" {
+		return []byte("null"), nil
+	}
 	if !isDecimal(string(d)) {
 		return nil, fmt.Errorf("client: %q is not a decimal number", string(d))
 	}

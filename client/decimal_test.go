@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,7 +48,7 @@ func TestDecimalsDecodeDigitForDigit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got struct{ V Decimal }
-			if err := decodeJSON([]byte(tt.json), &got, nil, true); err != nil {
+			if err := decodeJSON(strings.NewReader(tt.json), &got, nil, true); err != nil {
 				t.Fatal(err)
 			}
 			if got.V != tt.want {
@@ -75,7 +76,7 @@ func TestDecimalsThatAreNotNumbersAreRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" is not a Decimal", func(t *testing.T) {
 			var got struct{ V Decimal }
-			if err := decodeJSON([]byte(tt.json), &got, nil, false); err == nil {
+			if err := decodeJSON(strings.NewReader(tt.json), &got, nil, false); err == nil {
 				t.Errorf("decoded %q", got.V)
 			}
 			if err := json.Unmarshal([]byte(tt.json), &got); err == nil {
@@ -85,6 +86,9 @@ func TestDecimalsThatAreNotNumbersAreRefused(t *testing.T) {
 	}
 	if _, err := json.Marshal(struct{ V Decimal }{"1e2"}); err == nil {
 		t.Error("json.Marshal wrote a malformed Decimal")
+	}
+	if b, err := json.Marshal(struct{ V Decimal }{}); err != nil || string(b) != `{"V":null}` {
+		t.Errorf("the empty Decimal encodes as %s, %v; want null", b, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,12 +32,12 @@ var (
 // decodeJSON decodes one JSON document into out, a pointer. In strict
 // mode an object's member with no field, or a field (not tagged
 // omitempty) with no member, is an error.
-func decodeJSON(data []byte, out any, loc *time.Location, strict bool) error {
+func decodeJSON(r io.Reader, out any, loc *time.Location, strict bool) error {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return errors.New("decode needs a non-nil pointer")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(r)
 	dec.UseNumber() // numbers stay text: exact for Decimal, checked for integers
 	d := &decoder{dec: dec, loc: loc, strict: strict}
 	if err := d.value(v.Elem(), "$"); err != nil {

@@ -29,7 +29,7 @@ func TestDatetimesAreWallClockTimesOfTheNetworksZone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got struct{ T time.Time }
-			if err := decodeJSON([]byte(`{"T":"`+tt.in+`"}`), &got, tt.loc, true); err != nil {
+			if err := decodeJSON(strings.NewReader(`{"T":"`+tt.in+`"}`), &got, tt.loc, true); err != nil {
 				t.Fatal(err)
 			}
 			if !got.T.Equal(tt.want) || got.T.Location() != tt.loc {
@@ -52,7 +52,7 @@ func TestMalformedAnswersAreErrorsNamingTheField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused", func(t *testing.T) {
 			var got []MerchantBanner
-			err := decodeJSON([]byte(tt.json), &got, time.UTC, false)
+			err := decodeJSON(strings.NewReader(tt.json), &got, time.UTC, false)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tt.want)
 			}
@@ -80,7 +80,7 @@ func TestStrictDecodingWantsExactlyTheTypesFields(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got BannerGroup
-			err := decodeJSON([]byte(tt.json), &got, time.UTC, tt.strict)
+			err := decodeJSON(strings.NewReader(tt.json), &got, time.UTC, tt.strict)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("err = %v, want it to contain %s", err, tt.wantErr)
@@ -102,7 +102,7 @@ func TestATrafficSourceNeedsOnlyItsOwnGroup(t *testing.T) {
 		`"SocialMediaPageCategory":"Fashion","SocialMediaPageType":"Photo sharing","SocialMediaPageName":"Sample Style",` +
 		`"SocialMediaPageUrl":"https://social.example.com/sample","SocialMediaPageFollowers":12000}`
 	var got TrafficSource
-	if err := decodeJSON([]byte(in), &got, time.UTC, true); err != nil {
+	if err := decodeJSON(strings.NewReader(in), &got, time.UTC, true); err != nil {
 		t.Fatal(err)
 	}
 	want := TrafficSource{Type: TrafficTypeSocialMediaPage, Status: TrafficSourceApproved, SocialMediaPageCategory: new("Fashion"),
@@ -118,7 +118,7 @@ func TestAnEmptyListIsNotANullOne(t *testing.T) {
 		Items   []TransactionItem
 		Sources []TrafficSource
 	}
-	if err := decodeJSON([]byte(`{"Items":[],"Sources":null}`), &got, time.UTC, true); err != nil {
+	if err := decodeJSON(strings.NewReader(`{"Items":[],"Sources":null}`), &got, time.UTC, true); err != nil {
 		t.Fatal(err)
 	}
 	if got.Items == nil || len(got.Items) != 0 || got.Sources != nil {
