@@ -31,6 +31,7 @@ func (s *Server) routes() []route {
 		{"", "/v1/affiliate/invoices/{id}", s.authenticated(afftrack.KindAffiliate, s.handleInvoice)},
 		{"", "/healthz", http.HandlerFunc(s.handleHealth)},
 		{"", "/readyz", http.HandlerFunc(s.handleReady)},
+		{"", "/openapi.json", openAPIDocument()},
 	}
 	if s.svc.Conversions != nil {
 		// Conversions are writes: they do not count against the read

@@ -1,0 +1,546 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	vErrors "github.com/pb33f/libopenapi-validator/errors"
+
+	"github.com/afftrack/afftrack/openapi"
+)
+
+// openAPIValidator builds the validator of the repository's document,
+// failing the test if the document does not build as OpenAPI 3.1.
+func openAPIValidator(t *testing.T) validator.Validator {
+	t.Helper()
+	doc, err := libopenapi.NewDocument(openapi.Document)
+	if err != nil {
+		t.Fatalf("parse openapi.json: %v", err)
+	}
+	if _, err := doc.BuildV3Model(); err != nil {
+		t.Fatalf("build openapi.json's model: %v", err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatalf("validator: %v", errs)
+	}
+	return v
+}
+
+// describeErrors makes a validator's findings readable in a failure.
+func describeErrors(errs []*vErrors.ValidationError) string {
+	var b strings.Builder
+	for _, e := range errs {
+		fmt.Fprintf(&b, "\n  %s: %s", e.Message, e.Reason)
+		for _, f := range e.SchemaValidationErrors {
+			fmt.Fprintf(&b, "\n    at %s: %s", f.FieldPath, f.Reason)
+		}
+	}
+	return b.String()
+}
+
+func TestOpenAPIDocumentIsValidOpenAPI31(t *testing.T) {
+	v := openAPIValidator(t)
+	if ok, errs := v.ValidateDocument(); !ok {
+		t.Fatalf("openapi.json is not a valid OpenAPI document:%s", describeErrors(errs))
+	}
+	var head struct{ OpenAPI string }
+	if err := json.Unmarshal(openapi.Document, &head); err != nil || head.OpenAPI != "3.1.0" {
+		t.Errorf("openapi = %q (%v), want 3.1.0", head.OpenAPI, err)
+	}
+}
+
+// TestOpenAPIDocumentsEveryRoute holds the document's paths equal to the
+// server's route table, so a new route cannot go undocumented and a
+// removed one cannot linger.
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "internal", "api", "routes.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []string
+	// Route paths are string literals, the tracking ones after the
+	// tracking path's variable t (served at /t by default).
+	for _, m := range regexp.MustCompile(`\{(?:"[A-Z]*"|http\.Method(\w+)), (t \+ )?"(/[^"]*)"`).FindAllStringSubmatch(string(src), -1) {
+		method := strings.ToUpper(m[1])
+		if method == "" {
+			method = "GET"
+		}
+		path := m[3]
+		if m[2] != "" {
+			path = "/t" + path
+		}
+		routes = append(routes, method+" "+strings.ToLower(path))
+	}
+	if len(routes) < 30 {
+		t.Fatalf("found %d routes in routes.go; the pattern lost some", len(routes))
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for path, item := range doc.Paths {
+		for method := range item {
+			documented = append(documented, strings.ToUpper(method)+" "+strings.ToLower(path))
+		}
+	}
+	slices.Sort(routes)
+	slices.Sort(documented)
+	if diff := cmp.Diff(routes, documented); diff != "" {
+		t.Errorf("routes.go (-want) and openapi.json (+got) differ:\n%s", diff)
+	}
+}
+
+// openAPICall is one request of the check and the status it must get.
+type openAPICall struct {
+	method, path string
+	header       []string // name, value, ...
+	body         string
+	want         int
+	base         string // the server to ask, if not the test's first
+}
+
+// v1Calls are the V1 functions called with the demo's keys and ids, with
+// filters and link parameters, as JSON; each GET is also asked as XML
+// and JSONP by the test.
+var v1Calls = []openAPICall{
+	{path: "/V1/Merchant/Transactions?fromDate=2024-01-01&toDate=2024-01-31", want: 200},
+	{path: "/V1/Merchant/Transactions?fromDate=2024-01-01&toDate=2024-12-31&dateProperty=DateModified&status2=Void&trafficSourceApproved=true", want: 200},
+	{path: "/V1/Merchant/Transactions/1", want: 200},
+	{path: "/V1/Merchant/Transactions/2", want: 200},
+	{path: "/V1/Merchant/Affiliates", want: 200},
+	{path: "/V1/Merchant/Affiliates?status=Approved", want: 200},
+	{path: "/V1/Merchant/Affiliates/1", want: 200},
+	{path: "/V1/Merchant/Affiliates/2", want: 200},
+	{path: "/V1/Merchant/Affiliates/3", want: 200},
+	{path: "/V1/Merchant/Banners?bannerGroupId=1", want: 200},
+	{path: "/V1/Merchant/Banners/2", want: 200},
+	{path: "/V1/Merchant/BannerGroups", want: 200},
+	{path: "/V1/Merchant/BannerGroups/2", want: 200},
+	{path: "/V1/Merchant/Coupons", want: 200},
+	{path: "/V1/Merchant/Promotions", want: 200},
+	{path: "/V1/Merchant/Reports/Affiliate?fromDate=2024-01-01&toDate=2024-12-31", want: 200},
+	{path: "/V1/Affiliate/Transactions?fromDate=2024-01-01&toDate=2024-01-31", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Transactions/1", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Transactions/5", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Banners", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Banners/2?uniqueId=summer", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Merchants", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Merchants?status=Pending", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Merchants/1?targetUrl=https%3A%2F%2Fwww.example.com%2Fshoes&uniqueId=post%2017", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Coupons", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Promotions?merchantId=1", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Promotions/1", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Invoices?fromDate=2024-02-01&toDate=2024-02-29", header: []string{"X-Api-Key", "demo-affiliate-2-key"}, want: 200},
+	{path: "/V1/Affiliate/Invoices/2", header: []string{"X-Api-Key", "demo-affiliate-2-key"}, want: 200},
+	{path: "/V1/Affiliate/Reports/TrafficType?fromDate=2024-01-01&toDate=2024-12-31", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+	{path: "/V1/Affiliate/Reports/Merchant?fromDate=2024-01-01&toDate=2024-12-31", header: []string{"X-Api-Key", "demo-affiliate-1-key"}, want: 200},
+}
+
+// otherCalls are the writes, the tracking routes, the probes and the
+// errors; they are asked once, as given.
+var otherCalls = []openAPICall{
+	{method: "POST", path: "/V1/Merchant/Conversions", header: []string{"Content-Type", "application/json"},
+		body: `{"OrderId": "OA-1", "SaleValue": 50, "CouponCode": "JOHN10"}`, want: 201},
+	{method: "POST", path: "/V1/Merchant/Conversions", header: []string{"Content-Type", "application/json"},
+		body: `{"OrderId": "OA-1", "SaleValue": 50, "CouponCode": "JOHN10"}`, want: 200},
+	{method: "POST", path: "/V1/Merchant/Conversions?contentType=application/xml", header: []string{"Content-Type", "application/json"},
+		body: `{"OrderId": "OA-2", "SaleValue": 12.5, "CouponCode": "JOHN10", "Items": [{"Sku": "A1", "Quantity": 2, "SaleValue": 12.5, "Category": "Shoes"}]}`, want: 201},
+	{method: "POST", path: "/V1/Merchant/Conversions", header: []string{"Content-Type", "application/json"},
+		body: `{"OrderId": "OA-1", "SaleValue": 51, "CouponCode": "JOHN10"}`, want: 409},
+	{method: "POST", path: "/V1/Merchant/Conversions", header: []string{"Content-Type", "application/json"},
+		body: `{"OrderId": "OA-3", "SaleValue": 50}`, want: 422},
+	{method: "POST", path: "/V1/Merchant/Conversions", header: []string{"Content-Type", "application/json"},
+		body: `{"OrderId": "OA-4", "SaleValue": "fifty"}`, want: 400},
+	{method: "POST", path: "/V1/Merchant/Validations", header: []string{"Content-Type", "application/json"},
+		body: `[{"Id": 3, "Action": "Approve"}, {"OrderId": "NO-SUCH", "Action": "Void", "VoidReason": "Test Transaction"}]`, want: 200},
+	{method: "POST", path: "/V1/Merchant/Validations?callback=done", header: []string{"Content-Type", "application/json"},
+		body: `[{"OrderId": "OA-2", "Action": "Void", "VoidReason": "Cancelled Order"}]`, want: 200},
+	{path: "/t/1/b/1", header: []string{"User-Agent", "Mozilla/5.0"}, want: 302},
+	{path: "/t/1/t/1?UniqueId=post-17&Url=https%3A%2F%2Fwww.example.com%2Fshoes", header: []string{"User-Agent", "Mozilla/5.0"}, want: 302},
+	{path: "/t/1/c/2", header: []string{"User-Agent", "Mozilla/5.0"}, want: 302},
+	{path: "/t/1/o/1", header: []string{"User-Agent", "Mozilla/5.0"}, want: 302},
+	{path: "/t/1/b/99", want: 404},
+	{path: "/t/px/1?OrderId=OA-PX&SaleValue=10&CouponCode=JOHN10", want: 200},
+	{path: "/healthz", want: 200},
+	{path: "/readyz", want: 200},
+	{path: "/metrics", want: 200},
+	{path: "/openapi.json", want: 200},
+	{path: "/V1/Merchant/Transactions?fromDate=2024-01-01&toDate=2024-01-31", header: []string{"X-Api-Key", "nobody"}, want: 401},
+	{path: "/V1/Merchant/Transactions?toDate=2024-01-31", want: 400},
+	{path: "/V1/Merchant/Transactions/one", want: 400},
+	{path: "/V1/Merchant/Transactions/6", want: 404},
+	{path: "/V1/Merchant/Transactions/6?contentType=application/xml", want: 404},
+	{path: "/V1/Merchant/Affiliates?status=Joined", want: 400},
+}
+
+// TestOpenAPIOtherMethodsAnswer405: the document lists the methods each
+// path serves; any other is a 405 with Allow and the Error body, which
+// the validator cannot check (the method is not in the document).
+func TestOpenAPIOtherMethodsAnswer405(t *testing.T) {
+	s := serve(t, "--demo")
+	defer s.stop(t)
+	for _, tc := range []struct{ method, path, allow string }{
+		{"DELETE", "/V1/Merchant/Transactions/1", "GET, HEAD"},
+		{"GET", "/V1/Merchant/Conversions", "POST"},
+		{"PUT", "/openapi.json", "GET, HEAD"},
+	} {
+		t.Run(tc.method+" "+tc.path+" is a 405", func(t *testing.T) {
+			req := openAPICall{method: tc.method, path: tc.path, header: []string{"X-Api-Key", "demo-merchant-1-key"}}.request(t, s.base)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var e struct{ Message string }
+			dec := json.NewDecoder(resp.Body)
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&e); err != nil || e.Message == "" {
+				t.Errorf("body is not the Error document: %v", err)
+			}
+			if resp.StatusCode != 405 || resp.Header.Get("Allow") != tc.allow {
+				t.Errorf("%d, Allow %q; want 405, Allow %q", resp.StatusCode, resp.Header.Get("Allow"), tc.allow)
+			}
+		})
+	}
+}
+
+// TestOpenAPIAnswersMatchTheDocument calls every function of the running
+// demo server, in each format, and validates each request and its answer
+// against openapi.json with an OpenAPI 3.1 validator: statuses, headers
+// and JSON and XML bodies. Error answers are validated as answers only,
+// since their requests are wrong on purpose.
+func TestOpenAPIAnswersMatchTheDocument(t *testing.T) {
+	v := openAPIValidator(t)
+	s := serve(t, "--demo", "--rate-per-minute", "0", "--rate-per-day", "0", "--rate-concurrent", "0")
+	defer s.stop(t)
+	limited := serve(t, "--demo", "--rate-per-minute", "1")
+	defer limited.stop(t)
+
+	var calls []openAPICall
+	for _, c := range v1Calls {
+		if c.header == nil {
+			c.header = []string{"X-Api-Key", "demo-merchant-1-key"}
+		}
+		sep := "?"
+		if strings.Contains(c.path, "?") {
+			sep = "&"
+		}
+		xml, jsonp := c, c
+		xml.path += sep + "contentType=application/xml"
+		jsonp.path += sep + "callback=app.show"
+		calls = append(calls, c, xml, jsonp)
+	}
+	for _, c := range otherCalls {
+		if c.header == nil || (strings.HasPrefix(c.path, "/V1/") && !slices.Contains(c.header, "X-Api-Key")) {
+			c.header = append([]string{"X-Api-Key", "demo-merchant-1-key"}, c.header...)
+		}
+		calls = append(calls, c)
+	}
+	limit := openAPICall{path: "/V1/Merchant/BannerGroups", header: []string{"X-Api-Key", "demo-merchant-2-key"}}
+	limit.want, limit.base = 200, limited.base
+	over := limit
+	over.want = 429
+	calls = append(calls, limit, over)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range calls {
+		if c.method == "" {
+			c.method = http.MethodGet
+		}
+		t.Run(fmt.Sprintf("%s %s answers %d as documented", c.method, c.path, c.want), func(t *testing.T) {
+			base := s.base
+			if c.base != "" {
+				base = c.base
+			}
+			req := c.request(t, base)
+			resp, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != c.want {
+				t.Fatalf("status %d, want %d; body: %.300s", resp.StatusCode, c.want, body)
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			check := c.request(t, base) // a body the validator can read
+			var ok bool
+			var errs []*vErrors.ValidationError
+			if c.want < 400 {
+				ok, errs = v.ValidateHttpRequestResponse(check, resp)
+			} else {
+				ok, errs = v.ValidateHttpResponse(check, resp)
+			}
+			if !ok {
+				t.Errorf("not as openapi.json says:%s\nbody: %.500s", describeErrors(errs), body)
+			}
+			if jsonPath, ok := strings.CutSuffix(c.path, "contentType=application/xml"); ok && c.want == 200 {
+				j := c
+				j.path = jsonPath + "contentType=application/json"
+				resp, err := noRedirect.Do(j.request(t, base))
+				if err != nil {
+					t.Fatal(err)
+				}
+				jsonBody, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err := xmlMatchesJSON(body, jsonBody, xmlRoot(t, c.path)); err != nil {
+					t.Errorf("the XML answer is not the JSON one: %v\nXML: %.500s", err, body)
+				}
+			}
+		})
+	}
+}
+
+func (c openAPICall) request(t *testing.T, base string) *http.Request {
+	t.Helper()
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	req, err := http.NewRequest(c.method, base+c.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(c.header); i += 2 {
+		req.Header.Set(c.header[i], c.header[i+1])
+	}
+	return req
+}
+
+// TestOpenAPICheckCatchesAWrongAnswer proves the check can fail: a real
+// answer with a field removed, or with a field of the wrong type, or an
+// undocumented field added, is reported.
+func TestOpenAPICheckCatchesAWrongAnswer(t *testing.T) {
+	v := openAPIValidator(t)
+	s := serve(t, "--demo")
+	defer s.stop(t)
+	c := openAPICall{method: "GET", path: "/V1/Merchant/Transactions/1", header: []string{"X-Api-Key", "demo-merchant-1-key"}, want: 200}
+	_, header, body := s.get(t, c.path, c.header...)
+	var tx map[string]any
+	if err := json.Unmarshal([]byte(body), &tx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(map[string]any)
+	}{
+		{"a missing field", func(m map[string]any) { delete(m, "Commission") }},
+		{"a number as text", func(m map[string]any) { m["SaleValue"] = "100.0000" }},
+		{"a value outside its enum", func(m map[string]any) { m["Status2"] = "Settled" }},
+		{"a datetime with a zone", func(m map[string]any) { m["DateCreated"] = "2024-01-01T09:15:00Z" }},
+		{"an undocumented field", func(m map[string]any) { m["Extra"] = 1 }},
+		{"a null where none may be", func(m map[string]any) { m["OrderId"] = nil }},
+	} {
+		t.Run(tc.name+" is reported", func(t *testing.T) {
+			m := map[string]any{}
+			for k, v := range tx {
+				m[k] = v
+			}
+			tc.change(m)
+			changed, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(bytes.NewReader(changed))}
+			if ok, _ := v.ValidateHttpResponse(c.request(t, s.base), resp); ok {
+				t.Errorf("the validator passed %s", changed)
+			}
+		})
+	}
+}
+
+// TestOpenAPIXMLCheckCatchesAWrongAnswer proves the XML check can fail:
+// a real XML answer that drops an element, changes a value, loses a null
+// or names its root otherwise differs from the JSON answer.
+func TestOpenAPIXMLCheckCatchesAWrongAnswer(t *testing.T) {
+	s := serve(t, "--demo")
+	defer s.stop(t)
+	key := []string{"X-Api-Key", "demo-merchant-1-key"}
+	_, _, xmlBody := s.get(t, "/V1/Merchant/Transactions?fromDate=2024-01-01&toDate=2024-01-31&contentType=application/xml", key...)
+	_, _, jsonBody := s.get(t, "/V1/Merchant/Transactions?fromDate=2024-01-01&toDate=2024-01-31", key...)
+	if err := xmlMatchesJSON([]byte(xmlBody), []byte(jsonBody), "TransactionArray"); err != nil {
+		t.Fatalf("the real answers differ: %v", err)
+	}
+	for _, tc := range []struct{ name, old, new string }{
+		{"a dropped element", "<OrderId>T0001</OrderId>", ""},
+		{"a changed value", "<SaleValue>100.0000</SaleValue>", "<SaleValue>100.00</SaleValue>"},
+		{"a null written as empty", `<CreativeId i:nil="true" />`, "<CreativeId></CreativeId>"},
+		{"an item named otherwise", "<TransactionItem>", "<Item>"},
+		{"another root", "<TransactionArray ", "<Transactions "},
+	} {
+		t.Run(tc.name+" is reported", func(t *testing.T) {
+			changed := strings.Replace(xmlBody, tc.old, tc.new, 1)
+			if tc.name == "another root" {
+				changed = strings.Replace(changed, "</TransactionArray>", "</Transactions>", 1)
+			}
+			if tc.name == "an item named otherwise" {
+				changed = strings.Replace(changed, "</TransactionItem>", "</Item>", 1)
+			}
+			if changed == xmlBody {
+				t.Fatalf("%q is not in the answer", tc.old)
+			}
+			if err := xmlMatchesJSON([]byte(changed), []byte(jsonBody), "TransactionArray"); err == nil {
+				t.Errorf("the check passed %.300s", changed)
+			}
+		})
+	}
+}
+
+// TestOpenAPIIsServed: GET /openapi.json answers the repository's file,
+// byte for byte, with no key.
+func TestOpenAPIIsServed(t *testing.T) {
+	s := serve(t, "--demo")
+	defer s.stop(t)
+	code, header, body := s.get(t, "/openapi.json")
+	if code != 200 || header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("GET /openapi.json: %d %q", code, header.Get("Content-Type"))
+	}
+	file, err := os.ReadFile(filepath.Join("..", "..", "openapi", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != string(file) {
+		t.Errorf("GET /openapi.json is not openapi/openapi.json (%d bytes, want %d)", len(body), len(file))
+	}
+}
+
+// xmlItemNames names the elements of the arrays inside an answer, by the
+// field that holds them (the contract's XML rules; the document's xml
+// names).
+var xmlItemNames = map[string]string{"Items": "TransactionItem", "TrafficSources": "TrafficSource"}
+
+// xmlNode is an element of an XML answer.
+type xmlNode struct {
+	XMLName  xml.Name
+	Attrs    []xml.Attr `xml:",any,attr"`
+	Children []xmlNode  `xml:",any"`
+	Text     string     `xml:",chardata"`
+}
+
+// xmlMatchesJSON checks that an XML answer says what the JSON answer of
+// the same call says, element for field and in the same order: the
+// validator checks the JSON against the document's schemas, and the XML
+// must be that same document (contract section 1: the root named by the
+// type, array items by their type, a null as i:nil="true").
+func xmlMatchesJSON(xmlBody, jsonBody []byte, root string) error {
+	var n xmlNode
+	if err := xml.Unmarshal(xmlBody, &n); err != nil {
+		return fmt.Errorf("not XML: %v", err)
+	}
+	if n.XMLName.Local != root {
+		return fmt.Errorf("root element %s, want %s", n.XMLName.Local, root)
+	}
+	dec := json.NewDecoder(bytes.NewReader(jsonBody))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("JSON: %v", err)
+	}
+	item := strings.TrimSuffix(root, "Array")
+	return matchXML(n, v, item, root)
+}
+
+func matchXML(n xmlNode, v any, item, at string) error {
+	nilAttr := false
+	for _, a := range n.Attrs {
+		if a.Name.Local == "nil" && a.Value == "true" {
+			nilAttr = true
+		}
+	}
+	switch v := v.(type) {
+	case nil:
+		if !nilAttr {
+			return fmt.Errorf("%s: null in JSON, %q in XML", at, n.Text)
+		}
+	case []any:
+		if len(n.Children) != len(v) {
+			return fmt.Errorf("%s: %d items in JSON, %d in XML", at, len(v), len(n.Children))
+		}
+		for i, c := range n.Children {
+			if c.XMLName.Local != item {
+				return fmt.Errorf("%s[%d]: element %s, want %s", at, i, c.XMLName.Local, item)
+			}
+			if err := matchXML(c, v[i], "", fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		// The JSON object's keys in order come from the raw body; the
+		// decoded map has none, so the XML's order is checked against
+		// the keys' count and each key's presence.
+		if len(n.Children) != len(v) {
+			return fmt.Errorf("%s: %d fields in JSON, %d elements in XML", at, len(v), len(n.Children))
+		}
+		for _, c := range n.Children {
+			field, ok := v[c.XMLName.Local]
+			if !ok {
+				return fmt.Errorf("%s: element %s is not a JSON field", at, c.XMLName.Local)
+			}
+			if err := matchXML(c, field, xmlItemNames[c.XMLName.Local], at+"."+c.XMLName.Local); err != nil {
+				return err
+			}
+		}
+	default:
+		if nilAttr || fmt.Sprint(v) != n.Text {
+			return fmt.Errorf("%s: %v in JSON, %q in XML", at, v, n.Text)
+		}
+	}
+	return nil
+}
+
+// xmlRoot returns the XML root element the document names for a GET
+// path's 200 answer: its schema's xml name.
+func xmlRoot(t *testing.T, path string) string {
+	t.Helper()
+	var doc struct {
+		Paths map[string]struct {
+			Get struct {
+				Responses map[string]struct {
+					Content map[string]struct {
+						Schema struct {
+							Ref string `json:"$ref"`
+						}
+					}
+				}
+			}
+		}
+		Components struct {
+			Schemas map[string]struct {
+				XML struct{ Name string }
+			}
+		}
+	}
+	if err := json.Unmarshal(openapi.Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	path, _, _ = strings.Cut(path, "?")
+	for template, item := range doc.Paths {
+		pattern := "^" + regexp.MustCompile(`\\\{[^}]*\\\}`).ReplaceAllString(regexp.QuoteMeta(template), `[^/]+`) + "$"
+		if !regexp.MustCompile(pattern).MatchString(path) {
+			continue
+		}
+		ref := item.Get.Responses["200"].Content["application/xml"].Schema.Ref
+		return doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")].XML.Name
+	}
+	t.Fatalf("no path of the document matches %s", path)
+	return ""
+}
