@@ -258,55 +258,104 @@ func TestOpenAPIAnswersMatchTheDocument(t *testing.T) {
 	over := limit
 	over.want = 429
 	calls = append(calls, limit, over)
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, c := range calls {
-		if c.method == "" {
-			c.method = http.MethodGet
+		if c.base == "" {
+			c.base = s.base
 		}
-		t.Run(fmt.Sprintf("%s %s answers %d as documented", c.method, c.path, c.want), func(t *testing.T) {
-			base := s.base
-			if c.base != "" {
-				base = c.base
-			}
-			req := c.request(t, base)
-			resp, err := noRedirect.Do(req)
+		c.check(t, v)
+	}
+}
+
+// noRedirect is a client that shows a redirect instead of following it.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// check makes the call, wants its status, and validates the request and
+// the answer against the document (the answer only, for an error); an XML
+// answer must also say what the JSON answer to the same call says.
+func (c openAPICall) check(t *testing.T, v validator.Validator) {
+	t.Helper()
+	if c.method == "" {
+		c.method = http.MethodGet
+	}
+	t.Run(fmt.Sprintf("%s %s answers %d as documented", c.method, c.path, c.want), func(t *testing.T) {
+		resp, err := noRedirect.Do(c.request(t, c.base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != c.want {
+			t.Fatalf("status %d, want %d; body: %.300s", resp.StatusCode, c.want, body)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		check := c.request(t, c.base) // a body the validator can read
+		var ok bool
+		var errs []*vErrors.ValidationError
+		if c.want < 400 {
+			ok, errs = v.ValidateHttpRequestResponse(check, resp)
+		} else {
+			ok, errs = v.ValidateHttpResponse(check, resp)
+		}
+		if !ok {
+			t.Errorf("not as openapi.json says:%s\nbody: %.500s", describeErrors(errs), body)
+		}
+		if jsonPath, ok := strings.CutSuffix(c.path, "contentType=application/xml"); ok && c.want == 200 {
+			j := c
+			j.path = jsonPath + "contentType=application/json"
+			resp, err := noRedirect.Do(j.request(t, c.base))
 			if err != nil {
 				t.Fatal(err)
 			}
-			body, err := io.ReadAll(resp.Body)
+			jsonBody, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
+			if err := xmlMatchesJSON(body, jsonBody, xmlRoot(t, c.path)); err != nil {
+				t.Errorf("the XML answer is not the JSON one: %v\nXML: %.500s", err, body)
 			}
-			if resp.StatusCode != c.want {
-				t.Fatalf("status %d, want %d; body: %.300s", resp.StatusCode, c.want, body)
+		}
+	})
+}
+
+// TestOpenAPIAnswersOnAGeneratedNetwork validates the answers of a
+// network made by `afftrack generate`, whose transactions, memberships,
+// coupons and clicks take the states and nulls a small demo lacks, in
+// JSON and XML, for every list function of a sample of accounts.
+func TestOpenAPIAnswersOnAGeneratedNetwork(t *testing.T) {
+	v := openAPIValidator(t)
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "generated.db")
+	if out, err := afftrack(t, nil, "generate", "--db", dsn, "--transactions", "1500", "--merchants", "8",
+		"--affiliates", "60", "--seed", "7", "--start", "2024-01-01", "--days", "90"); err != nil {
+		t.Fatalf("generate: %v\n%s", err, out)
+	}
+	s := serve(t, "--db", dsn, "--rate-per-minute", "0", "--rate-per-day", "0", "--rate-concurrent", "0")
+	defer s.stop(t)
+	const year = "fromDate=2024-01-01&toDate=2024-12-31"
+	var calls []openAPICall
+	add := func(key string, paths ...string) {
+		for _, p := range paths {
+			sep := "?"
+			if strings.Contains(p, "?") {
+				sep = "&"
 			}
-			resp.Body = io.NopCloser(bytes.NewReader(body))
-			check := c.request(t, base) // a body the validator can read
-			var ok bool
-			var errs []*vErrors.ValidationError
-			if c.want < 400 {
-				ok, errs = v.ValidateHttpRequestResponse(check, resp)
-			} else {
-				ok, errs = v.ValidateHttpResponse(check, resp)
+			for _, format := range []string{"", sep + "contentType=application/xml"} {
+				calls = append(calls, openAPICall{path: p + format, header: []string{"X-Api-Key", key}, want: 200, base: s.base})
 			}
-			if !ok {
-				t.Errorf("not as openapi.json says:%s\nbody: %.500s", describeErrors(errs), body)
-			}
-			if jsonPath, ok := strings.CutSuffix(c.path, "contentType=application/xml"); ok && c.want == 200 {
-				j := c
-				j.path = jsonPath + "contentType=application/json"
-				resp, err := noRedirect.Do(j.request(t, base))
-				if err != nil {
-					t.Fatal(err)
-				}
-				jsonBody, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err := xmlMatchesJSON(body, jsonBody, xmlRoot(t, c.path)); err != nil {
-					t.Errorf("the XML answer is not the JSON one: %v\nXML: %.500s", err, body)
-				}
-			}
-		})
+		}
+	}
+	for m := 1; m <= 8; m++ {
+		add(fmt.Sprintf("gen-merchant-%d-key", m), "/V1/Merchant/Transactions?"+year, "/V1/Merchant/Affiliates",
+			"/V1/Merchant/Banners", "/V1/Merchant/BannerGroups", "/V1/Merchant/Coupons", "/V1/Merchant/Promotions",
+			"/V1/Merchant/Reports/Affiliate?"+year)
+	}
+	for a := 1; a <= 60; a += 7 {
+		add(fmt.Sprintf("gen-affiliate-%d-key", a), "/V1/Affiliate/Transactions?"+year, "/V1/Affiliate/Merchants",
+			"/V1/Affiliate/Banners", "/V1/Affiliate/Coupons", "/V1/Affiliate/Promotions", "/V1/Affiliate/Invoices?"+year,
+			"/V1/Affiliate/Reports/TrafficType?"+year, "/V1/Affiliate/Reports/Merchant?"+year)
+	}
+	for _, c := range calls {
+		c.check(t, v)
 	}
 }
 
