@@ -282,7 +282,8 @@ func markDB(ctx context.Context, db *sqlstore.DB) (*dbMark, error) {
 }
 
 // cleanUp deletes what the tracking scenarios added: the transactions
-// after the mark with their conversions and items, and the clicks made
+// after the mark with their events, notifications, conversions and
+// items, and the clicks made
 // since start, and the baseline's table should a failed run have left it.
 func (m *dbMark) cleanUp(ctx context.Context, dsn string, start time.Time) error {
 	db, err := sqlstore.Open(ctx, dsn)
@@ -297,6 +298,8 @@ func (m *dbMark) cleanUp(ctx context.Context, dsn string, start time.Time) error
 		sql string
 		arg any
 	}{
+		{`DELETE FROM notifications WHERE transaction_id > $1`, m.maxTransaction},
+		{`DELETE FROM transaction_events WHERE transaction_id > $1`, m.maxTransaction},
 		{`DELETE FROM conversions WHERE transaction_id > $1`, m.maxTransaction},
 		{`DELETE FROM transaction_items WHERE transaction_id > $1`, m.maxTransaction},
 		{`DELETE FROM transactions WHERE id > $1`, m.maxTransaction},
