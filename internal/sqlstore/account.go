@@ -195,10 +195,11 @@ func (s *AccountService) createAccount(ctx context.Context, kind afftrack.Accoun
 	exists := func() error { return afftrack.Errorf(afftrack.EINVALID, "%s %d already exists", noun, want) }
 	for attempt := 1; ; attempt++ {
 		id, err := func() (int64, error) {
-			tx, err := s.db.sql.BeginTx(ctx, nil)
+			tx, release, err := s.db.beginWrite(ctx)
 			if err != nil {
 				return 0, err
 			}
+			defer release()
 			defer rollback(tx)
 			id := want
 			if id == 0 {
@@ -267,10 +268,11 @@ func (s *AccountService) CreateKey(ctx context.Context, k *afftrack.Key, keyHash
 			return err
 		}
 	}
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("create key: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 	var n int64
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE id = $1`, k.Account.ID).Scan(&n); err != nil {

@@ -54,10 +54,11 @@ func (s *ClickService) WriteClicks(ctx context.Context, clicks []afftrack.Click)
 	if len(clicks) == 0 {
 		return nil
 	}
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("write clicks: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 	args := make([]any, 0, min(len(clicks), clicksPerStatement)*clickColumns)
 	for start := 0; start < len(clicks); start += clicksPerStatement {

@@ -65,10 +65,11 @@ func (s *ConversionService) RecordConversion(ctx context.Context, c *afftrack.Co
 }
 
 func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, unprepared *[]string) (*afftrack.Transaction, bool, error) {
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("record conversion: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 
 	q := preparedTx{Tx: tx, db: s.db, unprepared: unprepared}
@@ -84,6 +85,7 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 				"OrderId %q was recorded before with different content (transaction %d).", c.OrderID, storedID)
 		}
 		rollback(tx)
+		release()
 		t, err := NewTransactionService(s.db).FindTransactionByID(ctx, c.MerchantID, storedID)
 		return t, false, err
 	case !errors.Is(err, sql.ErrNoRows):

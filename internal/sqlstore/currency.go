@@ -26,10 +26,11 @@ const upsertCurrencyRate = `INSERT INTO currency_rates (code, day, rate) VALUES 
 // SetRates writes rates in one transaction; a rate of a code and day
 // already stored is replaced.
 func (s *CurrencyRateService) SetRates(ctx context.Context, rates []afftrack.CurrencyRate) error {
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("set rates: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 	st, err := tx.PrepareContext(ctx, upsertCurrencyRate)
 	if err != nil {

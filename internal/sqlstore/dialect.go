@@ -79,7 +79,7 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite database: %w", err)
 	}
-	db := &DB{sql: sqlDB, dialect: sqliteDialect{}}
+	db := &DB{sql: sqlDB, dialect: sqliteDialect{}, writer: make(chan struct{}, 1)}
 	if memory {
 		keeper, err := sqlDB.Conn(ctx)
 		if err != nil {

@@ -100,10 +100,11 @@ func (s *LifecycleService) LockDue(ctx context.Context, now time.Time) (int, err
 // lockBatch locks one batch. more is true when the batch was full: there
 // may be more due, even if another replica took some of this one.
 func (s *LifecycleService) lockBatch(ctx context.Context, now time.Time) (n int, more bool, err error) {
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return 0, false, fmt.Errorf("lock due transactions: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 	ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE status2 = $1 AND validation_date <= $2
 	ORDER BY validation_date, id LIMIT $3`, int64(afftrack.Status2Pending), toMillis(now), lifecycleBatch)
@@ -173,7 +174,7 @@ func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until 
 	}
 	total := 0
 	for {
-		tx, err := s.db.sql.BeginTx(ctx, nil)
+		tx, release, err := s.db.beginWrite(ctx)
 		if err != nil {
 			return total, fmt.Errorf("release: %w", err)
 		}
@@ -189,6 +190,7 @@ func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until 
 			err = tx.Commit()
 		}
 		rollback(tx)
+		release()
 		if err != nil {
 			return total, fmt.Errorf("release: %w", err)
 		}
@@ -204,10 +206,11 @@ func (s *LifecycleService) Void(ctx context.Context, id int64, reason afftrack.V
 	if reason == 0 {
 		return afftrack.Errorf(afftrack.EINVALID, "a reason is required; use one of %s", afftrack.VoidReasonNames())
 	}
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("void transaction %d: %w", id, err)
 	}
+	defer release()
 	defer rollback(tx)
 	var status, sale, commission int64
 	err = tx.QueryRowContext(ctx, `SELECT status2, sale_value, commission FROM transactions WHERE id = $1`, id).

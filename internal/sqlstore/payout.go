@@ -23,10 +23,11 @@ func NewPayoutService(db *DB) *PayoutService { return &PayoutService{db: db} }
 // affiliate's transactions are paid by one guarded UPDATE, and its
 // invoice is made of what that UPDATE paid.
 func (s *PayoutService) RunPayouts(ctx context.Context, run afftrack.PayoutRun) ([]afftrack.Payout, error) {
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("payouts: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 	if err := s.db.dialect.lockPayouts(ctx, tx); err != nil {
 		return nil, fmt.Errorf("payouts: %w", err)

@@ -44,10 +44,11 @@ func (s *ProgramService) SetProgram(ctx context.Context, p *afftrack.Program) er
 	if err := p.CheckCommissionType(); err != nil {
 		return err
 	}
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("set program: %w", err)
 	}
+	defer release()
 	defer rollback(tx)
 	var n int64
 	if err := tx.QueryRowContext(ctx, countMerchant, p.MerchantID).Scan(&n); err != nil {

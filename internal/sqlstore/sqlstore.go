@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -39,6 +40,34 @@ type DB struct {
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
 	keeper *sql.Conn
+
+	// writer admits one write transaction at a time on SQLite (nil on
+	// PostgreSQL). SQLite has one write lock; a writer that finds it taken
+	// sleeps in the busy handler with growing pauses, up to 100 ms, and
+	// under concurrent writes the lock sits free while every waiter
+	// sleeps. Queued here, the next writer starts as the last one ends.
+	writer chan struct{}
+}
+
+// beginWrite begins a transaction that will write. The returned release
+// must be called once the transaction is committed or rolled back; a
+// second call does nothing.
+func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
+	release := func() {}
+	if db.writer != nil {
+		select {
+		case db.writer <- struct{}{}:
+		case <-ctx.Done():
+			return nil, release, ctx.Err()
+		}
+		release = sync.OnceFunc(func() { <-db.writer })
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		release()
+		return nil, func() {}, err
+	}
+	return tx, release, nil
 }
 
 // Options tune the connection pool. The zero value is the default.

@@ -48,10 +48,11 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 	if v.Problem != "" {
 		return refuse("%s", v.Problem)
 	}
-	tx, err := s.db.sql.BeginTx(ctx, nil)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return res, err
 	}
+	defer release()
 	defer rollback(tx)
 	t, problem, err := findValidated(ctx, tx, merchantID, v)
 	if err != nil {
