@@ -229,19 +229,10 @@ func TestOpenAPIOtherMethodsAnswer405(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := openAPICall{method: tc.method, path: tc.path, header: []string{"X-Api-Key", "demo-merchant-1-key"}, want: 405, base: s.base}
-			resp, err := http.DefaultClient.Do(c.request(t, s.base))
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp, body := c.fetch(t, http.DefaultClient)
 			if resp.StatusCode != 405 || resp.Header.Get("Allow") != tc.allow {
 				t.Fatalf("%d, Allow %q; want 405, Allow %q", resp.StatusCode, resp.Header.Get("Allow"), tc.allow)
 			}
-			resp.Body = io.NopCloser(bytes.NewReader(body))
 			if ok, errs := validatorOf(t, withMethod).ValidateHttpResponse(c.request(t, s.base), resp); !ok {
 				t.Errorf("not as openapi.json says:%s\nbody: %.300s", describeErrors(errs), body)
 			}
@@ -307,19 +298,10 @@ func (c openAPICall) check(t *testing.T, v validator.Validator) {
 		c.method = http.MethodGet
 	}
 	t.Run(fmt.Sprintf("%s %s answers %d as documented", c.method, c.path, c.want), func(t *testing.T) {
-		resp, err := noRedirect.Do(c.request(t, c.base))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp, body := c.fetch(t, noRedirect)
 		if resp.StatusCode != c.want {
 			t.Fatalf("status %d, want %d; body: %.300s", resp.StatusCode, c.want, body)
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(body))
 		check := c.request(t, c.base) // a body the validator can read
 		var ok bool
 		var errs []*vErrors.ValidationError
@@ -407,6 +389,23 @@ func TestOpenAPIAnswersOnAGeneratedNetwork(t *testing.T) {
 	for _, c := range calls {
 		c.check(t, v)
 	}
+}
+
+// fetch makes the call through hc and returns the answer, its body read
+// and put back for the validator, and the body.
+func (c openAPICall) fetch(t *testing.T, hc *http.Client) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := hc.Do(c.request(t, c.base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, body
 }
 
 func (c openAPICall) request(t *testing.T, base string) *http.Request {
