@@ -45,16 +45,7 @@ func appendBannerJSON(b []byte, bn *afftrack.Banner, trackingURL string) []byte 
 	b = appendJSONString(b, bn.Name)
 	b = append(b, `,"TargetUrl":`...)
 	b = appendJSONString(b, bn.TargetURL)
-	b = append(b, `,"Size":`...)
-	b = appendJSONString(b, bn.Size())
-	b = append(b, `,"Width":`...)
-	b = strconv.AppendInt(b, bn.Width, 10)
-	b = append(b, `,"Height":`...)
-	b = strconv.AppendInt(b, bn.Height, 10)
-	b = append(b, `,"ImageUrl":`...)
-	b = appendJSONString(b, bn.ImageURL)
-	b = append(b, `,"AltText":`...)
-	b = appendJSONString(b, bn.AltText)
+	b = appendBannerImageJSON(b, bn)
 	b = append(b, `,"TrackingUrl":`...)
 	b = appendJSONString(b, trackingURL)
 	b = append(b, `,"TrackingCode":`...)
@@ -74,12 +65,34 @@ func appendBannerXML(b []byte, bn *afftrack.Banner, trackingURL string) []byte {
 	b = appendXMLString(b, "GroupName", bn.GroupName)
 	b = appendXMLString(b, "Name", bn.Name)
 	b = appendXMLString(b, "TargetUrl", bn.TargetURL)
+	b = appendBannerImageXML(b, bn)
+	b = appendXMLString(b, "TrackingUrl", trackingURL)
+	b = appendXMLString(b, "TrackingCode", bannerTrackingCode(bn, trackingURL))
+	return append(b, "</Banner>"...)
+}
+
+// appendBannerImageJSON appends the fields that describe a banner's image,
+// Size to AltText, which both views write in the same order.
+func appendBannerImageJSON(b []byte, bn *afftrack.Banner) []byte {
+	b = append(b, `,"Size":`...)
+	b = appendJSONString(b, bn.Size())
+	b = append(b, `,"Width":`...)
+	b = strconv.AppendInt(b, bn.Width, 10)
+	b = append(b, `,"Height":`...)
+	b = strconv.AppendInt(b, bn.Height, 10)
+	b = append(b, `,"ImageUrl":`...)
+	b = appendJSONString(b, bn.ImageURL)
+	b = append(b, `,"AltText":`...)
+	b = appendJSONString(b, bn.AltText)
+	return b
+}
+
+// appendBannerImageXML is appendBannerImageJSON in XML.
+func appendBannerImageXML(b []byte, bn *afftrack.Banner) []byte {
 	b = appendXMLString(b, "Size", bn.Size())
 	b = appendXMLInt(b, "Width", bn.Width)
 	b = appendXMLInt(b, "Height", bn.Height)
 	b = appendXMLString(b, "ImageUrl", bn.ImageURL)
 	b = appendXMLString(b, "AltText", bn.AltText)
-	b = appendXMLString(b, "TrackingUrl", trackingURL)
-	b = appendXMLString(b, "TrackingCode", bannerTrackingCode(bn, trackingURL))
-	return append(b, "</Banner>"...)
+	return b
 }
