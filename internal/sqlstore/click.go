@@ -67,8 +67,8 @@ func (s *ClickService) WriteClicks(ctx context.Context, clicks []afftrack.Click)
 		for i := range batch {
 			args = clickArgs(args, &batch[i])
 		}
-		q := "INSERT INTO clicks (" + clickColumnList + ") VALUES " + s.db.dialect.placeholders(len(batch), clickColumns) +
-			" ON CONFLICT (id) DO NOTHING"
+		head, tail := s.db.dialect.insertNew("clicks")
+		q := head + " (" + clickColumnList + ") VALUES " + s.db.dialect.placeholders(len(batch), clickColumns) + tail
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("write clicks: %w", err)
 		}

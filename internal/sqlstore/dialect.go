@@ -128,6 +128,10 @@ type dialect interface {
 	// "($1, $2), ($3, $4)".
 	placeholders(rows, cols int) string
 
+	// insertNew returns the head and tail of a multi-row INSERT into table
+	// that skips the rows whose key is stored already.
+	insertNew(table string) (head, tail string)
+
 	// beginImport prepares an import's transaction for a bulk load.
 	beginImport(ctx context.Context, tx *sql.Tx) error
 
@@ -245,6 +249,19 @@ func (sqliteDialect) batchParams() int { return 600 }
 // numbered parameters costs n²: measured, 31% of a load's CPU at 600
 // parameters per statement. Anonymous ones have no name.
 func (sqliteDialect) placeholders(rows, cols int) string { return placeholderList(rows, cols, false) }
+
+// insertNew is INSERT OR IGNORE on SQLite rather than an upsert's ON
+// CONFLICT DO NOTHING. A multi-row statement that could abort halfway (a
+// NOT NULL column under the default ABORT) keeps a statement journal, a
+// copy of every page it changes, so that it can undo itself inside the
+// transaction; OR IGNORE cannot abort, so SQLite keeps none. Measured on
+// the click writer: the journal was 14% of the server's CPU under click
+// load, and without it the redirects ran 1.5 times as fast. Ignoring also
+// skips a row with a NULL in a NOT NULL column, which the callers never
+// write (their columns are filled from Go values).
+func (sqliteDialect) insertNew(table string) (head, tail string) {
+	return "INSERT OR IGNORE INTO " + table, ""
+}
 
 // beginImport needs nothing on SQLite, whose planner always uses an index
 // for an equality on its leading columns.
@@ -421,6 +438,11 @@ func (postgresDialect) batchParams() int { return 3300 }
 
 // placeholders are numbered on PostgreSQL, which knows no other kind.
 func (postgresDialect) placeholders(rows, cols int) string { return placeholderList(rows, cols, true) }
+
+// insertNew is an INSERT with ON CONFLICT DO NOTHING on PostgreSQL.
+func (postgresDialect) insertNew(table string) (head, tail string) {
+	return "INSERT INTO " + table, " ON CONFLICT DO NOTHING"
+}
 
 // placeholderList returns rows parenthesised lists of cols parameters,
 // numbered from $1 or anonymous: "($1, $2), ($3, $4)" or "(?, ?), (?, ?)".
