@@ -32,4 +32,10 @@ type RateLimiter interface {
 	// called; release is never nil when err is nil and may be called once
 	// more than needed.
 	Acquire(ctx context.Context, account AccountRef, limits Limits, now time.Time) (d RateDecision, release func(), err error)
+
+	// Peek reports the account's budget at time now as the window fields
+	// of a decision (HasWindow, Limit, Remaining, Reset), counting nothing
+	// and taking no slot: for the answers of calls the limits do not
+	// apply to, which still tell the client its budget.
+	Peek(ctx context.Context, account AccountRef, limits Limits, now time.Time) (RateDecision, error)
 }

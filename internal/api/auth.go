@@ -44,6 +44,8 @@ func (s *Server) guarded(kind afftrack.AccountKind, limited bool, h apiHandler) 
 				s.writeError(w, r, err)
 				return
 			}
+		} else {
+			s.reportBudget(w, r, account)
 		}
 		if st.neg.err != nil {
 			s.writeError(w, r, st.neg.err)
@@ -129,17 +131,34 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, account *afftrack
 	st := stateOf(r)
 	st.release = release
 	h := w.Header()
-	if d.HasWindow {
-		h.Set(headerRateLimitLimit, strconv.FormatInt(d.Limit, 10))
-		h.Set(headerRateLimitRemaining, strconv.FormatInt(max(d.Remaining, 0), 10))
-		h.Set(headerRateLimitReset, strconv.FormatInt(ceilSeconds(d.Reset), 10))
-	}
+	setBudgetHeaders(h, d)
 	if !d.Allowed {
 		s.svc.Observer.RateLimited(account.Ref.Kind)
 		h.Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
 		return &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited}
 	}
 	return nil
+}
+
+// reportBudget sets the X-RateLimit-* headers of a call the limits do not
+// apply to (a conversion), from the account's budget as it stands, so that
+// every authenticated response reports it. A limiter that cannot tell
+// leaves them out: the call goes on regardless, since it is not limited.
+func (s *Server) reportBudget(w http.ResponseWriter, r *http.Request, account *afftrack.Account) {
+	d, err := s.svc.RateLimiter.Peek(r.Context(), account.Ref, account.RateLimit.Resolve(s.cfg.DefaultLimits), s.clock())
+	if err == nil {
+		setBudgetHeaders(w.Header(), d)
+	}
+}
+
+// setBudgetHeaders sets the X-RateLimit-* headers from d's window, if it
+// has one.
+func setBudgetHeaders(h http.Header, d afftrack.RateDecision) {
+	if d.HasWindow {
+		h.Set(headerRateLimitLimit, strconv.FormatInt(d.Limit, 10))
+		h.Set(headerRateLimitRemaining, strconv.FormatInt(max(d.Remaining, 0), 10))
+		h.Set(headerRateLimitReset, strconv.FormatInt(ceilSeconds(d.Reset), 10))
+	}
 }
 
 // ceilSeconds returns d in whole seconds, rounded up; 0 for d <= 0.

@@ -266,8 +266,38 @@ func TestConversionsAreNotRateLimited(t *testing.T) {
 		t.Errorf("second list: %d, want 429", r.StatusCode)
 	}
 	id := e.creditedClick("/t/1/t/1")
-	if r := e.convert(fmt.Sprintf(`{"ClickId":%q,"OrderId":"rl-after","SaleValue":10}`, id)); r.StatusCode != http.StatusCreated {
+	r := e.convert(fmt.Sprintf(`{"ClickId":%q,"OrderId":"rl-after","SaleValue":10}`, id))
+	if r.StatusCode != http.StatusCreated {
 		t.Errorf("a conversion while the list is limited: %d %s, want 201", r.StatusCode, r.body)
+	}
+	// Contract section 5: every authenticated answer reports the budget,
+	// a conversion's too, though it spends none.
+	if got := [3]string{r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"),
+		r.Header.Get("X-RateLimit-Reset")}; got[0] != "1" || got[1] != "0" || got[2] == "" || got[2] == "0" {
+		t.Errorf("a conversion after the minute's call: X-RateLimit-Limit, -Remaining, -Reset %q, want 1, 0 and the seconds left", got)
+	}
+}
+
+func TestConversionReportsTheBudgetItDoesNotSpend(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{limits: afftrack.Limits{PerMinute: 30}})
+	for i := range 2 {
+		id := e.creditedClick("/t/1/t/1")
+		r := e.convert(fmt.Sprintf(`{"ClickId":%q,"OrderId":"budget-%d","SaleValue":10}`, id, i))
+		if r.StatusCode != http.StatusCreated {
+			t.Fatalf("conversion %d: %d %s", i, r.StatusCode, r.body)
+		}
+		got := [3]string{r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"), r.Header.Get("X-RateLimit-Reset")}
+		if want := [3]string{"30", "30", "0"}; got != want {
+			t.Errorf("conversion %d: X-RateLimit-Limit, -Remaining, -Reset %q, want %q", i, got, want)
+		}
+	}
+	r := e.convert(`{"OrderId":"budget-bad","SaleValue":"ten"}`)
+	if r.StatusCode != http.StatusBadRequest || r.Header.Get("X-RateLimit-Remaining") != "30" {
+		t.Errorf("a malformed conversion: %d with X-RateLimit-Remaining %q, want 400 and 30", r.StatusCode,
+			r.Header.Get("X-RateLimit-Remaining"))
+	}
+	if r := e.convert(`{"OrderId":"x","SaleValue":10}`, "X-Api-Key", "wrong"); r.Header.Get("X-RateLimit-Limit") != "" {
+		t.Errorf("an unauthenticated conversion carries X-RateLimit-Limit %q", r.Header.Get("X-RateLimit-Limit"))
 	}
 }
 

@@ -202,6 +202,14 @@ func (f *fakeLimiter) Acquire(_ context.Context, ref afftrack.AccountRef, l afft
 	return d, func() { once.Do(func() { f.released.Add(1) }) }, nil
 }
 
+// Peek reports a full 60 s window, or err.
+func (f *fakeLimiter) Peek(context.Context, afftrack.AccountRef, afftrack.Limits, time.Time) (afftrack.RateDecision, error) {
+	if f.err != nil {
+		return afftrack.RateDecision{}, f.err
+	}
+	return afftrack.RateDecision{HasWindow: true, Limit: 30, Remaining: 30}, nil
+}
+
 // lockedBuffer is a log sink safe for the concurrent writes of a live
 // server.
 type lockedBuffer struct {

@@ -87,6 +87,22 @@ func (f *Failover) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrac
 	return afftrack.RateDecision{Allowed: true}, noRelease, nil
 }
 
+// Peek asks the inner limiter and, if it fails, reports no budget
+// (HasWindow false, so no headers), counted and logged as a failure of
+// Acquire is. It returns an error only when ctx is done.
+func (f *Failover) Peek(ctx context.Context, a afftrack.AccountRef, l afftrack.Limits, now time.Time) (afftrack.RateDecision, error) {
+	d, err := f.inner.Peek(ctx, a, l, now)
+	if err == nil {
+		return d, nil
+	}
+	if ctx.Err() != nil {
+		return afftrack.RateDecision{}, err
+	}
+	f.onError()
+	f.warn(err)
+	return afftrack.RateDecision{}, nil
+}
+
 // warn logs err unless a warning was logged less than a minute ago.
 func (f *Failover) warn(err error) {
 	t := f.clock()

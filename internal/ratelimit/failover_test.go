@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -147,5 +148,24 @@ func TestFailoverReturnsTheErrorOfACallWhoseContextIsDone(t *testing.T) {
 	}
 	if errors != 0 || buf.Len() != 0 {
 		t.Errorf("a cancelled call caused %d onError calls and logged %q", errors, buf.String())
+	}
+}
+
+func TestFailoverPeekReportsNoBudgetWhileRedisIsDown(t *testing.T) {
+	for _, closed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("closed %v", closed), func(t *testing.T) {
+			errors := 0
+			f := NewFailover(NewRedis(unreachableClient(t), RedisOptions{}), closed, nil, func() { errors++ }, nil)
+			d, err := f.Peek(context.Background(), merchant42, afftrack.Limits{PerMinute: 30}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d != (afftrack.RateDecision{}) {
+				t.Errorf("decision %+v, want none (no headers)", d)
+			}
+			if errors != 1 {
+				t.Errorf("onError called %d times for one failure", errors)
+			}
+		})
 	}
 }

@@ -126,6 +126,31 @@ func (m *Memory) Acquire(_ context.Context, a afftrack.AccountRef, l afftrack.Li
 	return d, release, nil
 }
 
+// Peek reports account a's budget at now without counting a call. It never
+// fails, and remembers no account it did not know.
+func (m *Memory) Peek(_ context.Context, a afftrack.AccountRef, l afftrack.Limits, now time.Time) (afftrack.RateDecision, error) {
+	t := now.UnixNano()
+	sh := m.shard(a)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	acc := sh.accounts[a]
+	if acc == nil {
+		acc = &memoryAccount{} // as a new account reads; not stored
+	}
+	var d afftrack.RateDecision
+	switch {
+	case l.PerMinute > 0:
+		w := memoryWindow{&acc.minute, l.PerMinute, minuteWindow}
+		w.log.prune(t - int64(w.length))
+		w.report(&d, t)
+	case l.PerDay > 0:
+		w := memoryWindow{&acc.day, l.PerDay, dayWindow}
+		w.log.prune(t - int64(w.length))
+		w.report(&d, t)
+	}
+	return d, nil
+}
+
 // releaser returns the release of a call of acc: it frees the call's slot
 // once, however often it is called. sh.mu is held.
 //

@@ -228,3 +228,13 @@ func TestMemoryBucketsNeverAdmitMoreThanTheExactLog(t *testing.T) {
 		t.Errorf("only %d calls admitted; the buckets refuse far too much", len(accepted))
 	}
 }
+
+func TestMemoryPeekRemembersNoAccount(t *testing.T) {
+	m := NewMemory()
+	if _, err := m.Peek(context.Background(), merchant42, afftrack.Limits{PerMinute: 30}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if m.state(merchant42) != nil {
+		t.Error("a peek at an account never seen stored it")
+	}
+}

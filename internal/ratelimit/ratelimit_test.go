@@ -47,6 +47,59 @@ func testLimiter(t *testing.T, newLimiter newLimiterFunc) {
 	t.Run("random calls decide as a brute-force model does", func(t *testing.T) {
 		testModel(t, newLimiter)
 	})
+	t.Run("a peek reports the budget without counting a call", func(t *testing.T) {
+		testPeek(t, newLimiter)
+	})
+}
+
+func testPeek(t *testing.T, newLimiter newLimiterFunc) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		limits afftrack.Limits
+		calls  []time.Duration // accepted calls before the peek, since t0
+		at     time.Duration
+		want   afftrack.RateDecision
+	}{
+		{"an account never seen has its whole minute", afftrack.Limits{PerMinute: 30, PerDay: 1000}, nil, 0,
+			afftrack.RateDecision{HasWindow: true, Limit: 30, Remaining: 30}},
+		{"two calls leave 28, the oldest leaving 50 s later", afftrack.Limits{PerMinute: 30, PerDay: 1000, Concurrent: 1},
+			[]time.Duration{0, 5 * sec}, 10 * sec, afftrack.RateDecision{HasWindow: true, Limit: 30, Remaining: 28, Reset: 50 * sec}},
+		{"a spent minute reports none left, and is not refused", afftrack.Limits{PerMinute: 2},
+			[]time.Duration{0, sec}, 2 * sec, afftrack.RateDecision{HasWindow: true, Limit: 2, Reset: 58 * sec}},
+		{"calls older than the minute are not counted", afftrack.Limits{PerMinute: 2},
+			[]time.Duration{0, sec}, 61 * sec, afftrack.RateDecision{HasWindow: true, Limit: 2, Remaining: 2}},
+		{"without a per-minute limit the day is reported", afftrack.Limits{PerDay: 10},
+			[]time.Duration{0}, time.Hour, afftrack.RateDecision{HasWindow: true, Limit: 10, Remaining: 9, Reset: 23 * time.Hour}},
+		{"without limits there is no window", afftrack.Limits{}, []time.Duration{0}, sec, afftrack.RateDecision{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := newLimiter(t)
+			for i, at := range tc.calls {
+				d, release, err := lim.Acquire(ctx, merchant42, tc.limits, t0.Add(at))
+				if err != nil || !d.Allowed {
+					t.Fatalf("call %d: %+v, %v", i, d, err)
+				}
+				release()
+			}
+			for range 3 {
+				got, err := lim.Peek(ctx, merchant42, tc.limits, t0.Add(tc.at))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Fatalf("Peek (-want +got):\n%s", diff)
+				}
+			}
+			if d, release, err := lim.Acquire(ctx, merchant42, tc.limits, t0.Add(tc.at)); err != nil {
+				t.Fatal(err)
+			} else if tc.want.HasWindow && (tc.want.Remaining > 0) != d.Allowed {
+				t.Errorf("after the peeks, a call was allowed %v with %d remaining before it", d.Allowed, tc.want.Remaining)
+			} else {
+				release()
+			}
+		})
+	}
 }
 
 // accepted is the decision for an allowed call whose headers report the
@@ -484,6 +537,18 @@ func testModel(t *testing.T, newLimiter newLimiterFunc) {
 				release()
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("call %d at %v under %+v: decision (-model +limiter):\n%s", i, at, l, diff)
+				}
+				// A peek at the same instant reports the window the call
+				// reported, and counts nothing: the next calls' decisions
+				// would differ from the model's if it did.
+				peeked, err := lim.Peek(context.Background(), merchant42, l, t0.Add(at))
+				if err != nil {
+					t.Fatalf("call %d: Peek: %v", i, err)
+				}
+				window := want
+				window.Allowed, window.RetryAfter = false, 0
+				if diff := cmp.Diff(window, peeked); diff != "" {
+					t.Fatalf("peek after call %d at %v under %+v (-model +limiter):\n%s", i, at, l, diff)
 				}
 				if got.Allowed {
 					acceptedAt = append(acceptedAt, at)

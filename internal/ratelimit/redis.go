@@ -26,6 +26,10 @@ var (
 	//go:embed renew.lua
 	renewLua    string
 	renewScript = redis.NewScript(renewLua)
+
+	//go:embed peek.lua
+	peekLua    string
+	peekScript = redis.NewScript(peekLua)
 )
 
 // releaseTimeout bounds the Redis calls made after the request's own
@@ -147,6 +151,33 @@ func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.L
 		return d, noRelease, nil
 	}
 	return d, r.lease(context.WithoutCancel(ctx), keys[2], token, now), nil
+}
+
+// Peek reads account a's budget without counting a call: the 60 s window,
+// or the 24 h one when there is no per-minute limit, as Acquire reports
+// it. now is ignored unless CallerClock is set.
+func (r *Redis) Peek(ctx context.Context, a afftrack.AccountRef, l afftrack.Limits, now time.Time) (afftrack.RateDecision, error) {
+	var d afftrack.RateDecision
+	key, length, limit := "m", minuteWindow, l.PerMinute
+	switch {
+	case l.PerMinute > 0:
+	case l.PerDay > 0:
+		key, length, limit = "d", dayWindow, l.PerDay
+	default:
+		return d, nil
+	}
+	res, err := peekScript.Run(ctx, r.client, []string{r.prefix + "{" + a.String() + "}:" + key},
+		length.Microseconds(), r.timeArg(now, 0)).Int64Slice()
+	if err == nil && len(res) != 2 {
+		err = fmt.Errorf("script returned %d values, want 2", len(res))
+	}
+	if err != nil {
+		return d, fmt.Errorf("ratelimit: redis peek %s: %w", a, err)
+	}
+	d.HasWindow, d.Limit = true, limit
+	d.Remaining = max(limit-res[0], 0)
+	d.Reset = time.Duration(res[1]) * time.Microsecond
+	return d, nil
 }
 
 // timeArg returns the scripts' time argument: with CallerClock, now plus

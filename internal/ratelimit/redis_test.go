@@ -327,3 +327,14 @@ func unreachableClient(t *testing.T) *redis.Client {
 	t.Cleanup(func() { client.Close() })
 	return client
 }
+
+func TestRedisFailedPeekIsAnError(t *testing.T) {
+	r := NewRedis(unreachableClient(t), RedisOptions{})
+	d, err := r.Peek(context.Background(), merchant42, afftrack.Limits{PerMinute: 1}, t0)
+	if err == nil {
+		t.Fatal("Peek against a closed port returned no error")
+	}
+	if d != (afftrack.RateDecision{}) {
+		t.Errorf("a failed Peek returned decision %+v", d)
+	}
+}
