@@ -64,19 +64,20 @@ func (s *ConversionService) RecordConversion(ctx context.Context, c *afftrack.Co
 	}
 }
 
+// record records c once. Everything it reads (an earlier conversion of the
+// OrderId, the program, coupon, click, membership and rate) is read before
+// the write transaction, on the pool: on SQLite the write transaction holds
+// the database's one write lock, and conversions run only as fast as it is
+// released. A program or membership changed between the reads and the
+// commit is met as if the conversion had come a moment earlier. The OrderId
+// is decided by the conversions table's key: a conversion that loses a race
+// for it fails on the key and is retried, and the retry reads the winner.
 func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, unprepared *[]string) (*afftrack.Transaction, bool, error) {
-	tx, release, err := s.db.beginWrite(ctx)
-	if err != nil {
-		return nil, false, fmt.Errorf("record conversion: %w", err)
-	}
-	defer release()
-	defer rollback(tx)
-
-	q := preparedTx{Tx: tx, db: s.db, unprepared: unprepared}
+	pool := pooled{s.db}
 	fingerprint := c.Fingerprint()
 	var storedID int64
 	var storedPrint string
-	err = q.QueryRowContext(ctx, `SELECT transaction_id, fingerprint FROM conversions
+	err := pool.QueryRowContext(ctx, `SELECT transaction_id, fingerprint FROM conversions
 	WHERE merchant_id = $1 AND order_id = $2`, c.MerchantID, c.OrderID).Scan(&storedID, &storedPrint)
 	switch {
 	case err == nil:
@@ -84,8 +85,6 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 			return nil, false, afftrack.Errorf(afftrack.ECONFLICT,
 				"OrderId %q was recorded before with different content (transaction %d).", c.OrderID, storedID)
 		}
-		rollback(tx)
-		release()
 		t, err := NewTransactionService(s.db).FindTransactionByID(ctx, c.MerchantID, storedID)
 		return t, false, err
 	case !errors.Is(err, sql.ErrNoRows):
@@ -93,60 +92,18 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 	}
 
 	now := s.now()
-	p, err := loadProgramTerms(ctx, q, c.MerchantID)
+	t, credit, err := s.price(ctx, pool, c, now)
 	if err != nil {
 		return nil, false, err
 	}
-	if p == nil || !p.Commission.Pays() {
-		return nil, false, afftrack.Errorf(afftrack.EUNPROCESSABLE,
-			"Merchant %d has no commission terms, so no conversion can be credited.", c.MerchantID)
-	}
-	coupon, err := findExclusiveCoupon(ctx, q, c.MerchantID, c.CouponCode)
+
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, false, fmt.Errorf("record conversion: %w", err)
 	}
-	var click *afftrack.Click
-	var bannerName afftrack.Null[string]
-	if c.ClickID != "" {
-		if click, bannerName, err = findClick(ctx, q, c.ClickID); err != nil {
-			return nil, false, err
-		}
-	}
-	credit, err := afftrack.Attribute(c, p, coupon, click, now)
-	if err != nil {
-		return nil, false, err
-	}
-	sale := afftrack.Sale{Conversion: c, Program: p, Credit: credit, NetworkCurrency: s.currency, Now: now}
-	var names affiliateNames
-	if sale.Membership, names, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
-		return nil, false, err
-	}
-	if credit.Click != nil {
-		sale.Credit.CreativeName = bannerName
-	}
-	if c.CurrencyCode != s.currency {
-		rate, ok, err := latestRate(ctx, q, c.CurrencyCode, now)
-		if err != nil {
-			return nil, false, err
-		}
-		if !ok {
-			return nil, false, afftrack.Errorf(afftrack.EUNPROCESSABLE,
-				"There is no rate for CurrencyCode %s dated on or before today, so the sale cannot be converted to %s.",
-				c.CurrencyCode, s.currency)
-		}
-		sale.Rate = rate
-	}
-	t, err := sale.Transaction()
-	if err != nil {
-		return nil, false, err
-	}
-	if c.CouponCode != "" {
-		t.CouponCode = afftrack.Some(c.CouponCode)
-	}
-	t.AffiliateContactName, t.AffiliateBusinessName = names.contact, names.business
-	if t.Items == nil {
-		t.Items = []afftrack.TransactionItem{} // as a read gives it
-	}
+	defer release()
+	defer rollback(tx)
+	q := preparedTx{Tx: tx, db: s.db, unprepared: unprepared}
 	if t.ID, err = s.db.dialect.nextTransactionID(ctx, tx); err != nil {
 		return nil, false, fmt.Errorf("record conversion: %w", err)
 	}
@@ -171,6 +128,67 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 	// t is what a read of the row gives (the tests hold them equal):
 	// reading it back would cost a query for nothing.
 	return t, true, nil
+}
+
+// price attributes c and prices its transaction (all but its id) from what
+// q reads, or says why nothing can be credited (EUNPROCESSABLE).
+func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Conversion, now time.Time) (*afftrack.Transaction, afftrack.Credit, error) {
+	var none afftrack.Credit
+	p, err := loadProgramTerms(ctx, q, c.MerchantID)
+	if err != nil {
+		return nil, none, err
+	}
+	if p == nil || !p.Commission.Pays() {
+		return nil, none, afftrack.Errorf(afftrack.EUNPROCESSABLE,
+			"Merchant %d has no commission terms, so no conversion can be credited.", c.MerchantID)
+	}
+	coupon, err := findExclusiveCoupon(ctx, q, c.MerchantID, c.CouponCode)
+	if err != nil {
+		return nil, none, err
+	}
+	var click *afftrack.Click
+	var bannerName afftrack.Null[string]
+	if c.ClickID != "" {
+		if click, bannerName, err = findClick(ctx, q, c.ClickID); err != nil {
+			return nil, none, err
+		}
+	}
+	credit, err := afftrack.Attribute(c, p, coupon, click, now)
+	if err != nil {
+		return nil, none, err
+	}
+	sale := afftrack.Sale{Conversion: c, Program: p, Credit: credit, NetworkCurrency: s.currency, Now: now}
+	var names affiliateNames
+	if sale.Membership, names, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
+		return nil, none, err
+	}
+	if credit.Click != nil {
+		sale.Credit.CreativeName = bannerName
+	}
+	if c.CurrencyCode != s.currency {
+		rate, ok, err := latestRate(ctx, q, c.CurrencyCode, now)
+		if err != nil {
+			return nil, none, err
+		}
+		if !ok {
+			return nil, none, afftrack.Errorf(afftrack.EUNPROCESSABLE,
+				"There is no rate for CurrencyCode %s dated on or before today, so the sale cannot be converted to %s.",
+				c.CurrencyCode, s.currency)
+		}
+		sale.Rate = rate
+	}
+	t, err := sale.Transaction()
+	if err != nil {
+		return nil, none, err
+	}
+	if c.CouponCode != "" {
+		t.CouponCode = afftrack.Some(c.CouponCode)
+	}
+	t.AffiliateContactName, t.AffiliateBusinessName = names.contact, names.business
+	if t.Items == nil {
+		t.Items = []afftrack.TransactionItem{} // as a read gives it
+	}
+	return t, credit, nil
 }
 
 // preparedTx runs a write transaction's statements through the DB's

@@ -83,6 +83,28 @@ func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return db.sql.QueryRowContext(ctx, query, args...)
 }
 
+// pooled is a queryer on the DB's pool that runs each statement through
+// its prepared statement, for reads made outside a transaction.
+type pooled struct{ db *DB }
+
+// QueryContext runs query on the pool, prepared where that pays.
+func (p pooled) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return p.db.query(ctx, query, args...)
+}
+
+// QueryRowContext runs query on the pool, prepared where that pays.
+func (p pooled) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return p.db.queryRow(ctx, query, args...)
+}
+
+// ExecContext runs query on the pool, prepared where that pays.
+func (p pooled) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := p.db.prepared(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return p.db.sql.ExecContext(ctx, query, args...)
+}
+
 // lookup returns the statement of query if it is prepared, else nil; it
 // never prepares, so it needs no connection.
 func (c *stmtCache) lookup(query string) *sql.Stmt {
