@@ -79,7 +79,7 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite database: %w", err)
 	}
-	db := &DB{sql: sqlDB, dialect: sqliteDialect{}, writer: make(chan struct{}, 1)}
+	db := &DB{sql: sqlDB, dialect: sqliteDialect{}, writer: make(chan *sql.Conn, 1)}
 	if memory {
 		keeper, err := sqlDB.Conn(ctx)
 		if err != nil {
@@ -88,6 +88,12 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 		}
 		db.keeper = keeper
 	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
+	db.writer <- conn
 	return db, nil
 }
 

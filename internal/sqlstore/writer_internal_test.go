@@ -10,8 +10,9 @@ import (
 )
 
 // TestWritersQueueOnSQLite: on a SQLite file one write transaction runs at
-// a time, the next starts when the last releases, a writer that gives up
-// waiting takes no slot, and a release twice frees one slot only.
+// a time, on the DB's write connection; the next starts when the last
+// releases, a writer that gives up waiting takes nothing, and a release
+// twice gives the connection back once.
 func TestWritersQueueOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "w.db"))
@@ -42,6 +43,34 @@ func TestWritersQueueOnSQLite(t *testing.T) {
 		}
 		rollback(tx2)
 		release2()
+	})
+
+	t.Run("every write runs on the same connection", func(t *testing.T) {
+		// A temporary table is its connection's alone. A reader holds
+		// the pool's idle connection meanwhile, which a write taken from
+		// the pool would have had.
+		for i := range 3 {
+			reader, err := db.sql.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reader.Close()
+			tx, release, err := db.beginWrite(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := `CREATE TEMP TABLE mark (n INTEGER)`
+			if i > 0 {
+				q = `INSERT INTO temp.mark (n) VALUES (1)`
+			}
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				t.Errorf("write %d: %v (another connection?)", i, err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			release()
+		}
 	})
 
 	t.Run("concurrent writers all commit, one at a time", func(t *testing.T) {
@@ -77,8 +106,8 @@ func TestWritersQueueOnSQLite(t *testing.T) {
 		if err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM w`).Scan(&n); err != nil || n != writers {
 			t.Errorf("rows = %d (%v), want %d", n, err, writers)
 		}
-		if len(db.writer) != 0 {
-			t.Errorf("%d slots still taken", len(db.writer))
+		if len(db.writer) != 1 {
+			t.Error("the write connection was not given back")
 		}
 	})
 }
