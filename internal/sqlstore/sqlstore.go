@@ -90,7 +90,8 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
 // Options tune the connection pool. The zero value is the default.
 type Options struct {
 	// MaxOpenConns bounds the connections open at once; 0 is
-	// DefaultMaxOpenConns. A request that finds them all busy waits for
+	// DefaultMaxOpenConns. On SQLite the DB opens one more, the
+	// connection every write runs on. A request that finds them all busy waits for
 	// one, within its context's deadline. The bound keeps a burst of
 	// requests from becoming as many busy PostgreSQL backends, which on a
 	// small machine makes every one of them slow, and bounds what slow
