@@ -118,12 +118,23 @@ func (m *Memory) Acquire(_ context.Context, a afftrack.AccountRef, l afftrack.Li
 		release = sh.releaser(acc)
 	}
 
-	if l.PerMinute > 0 {
-		windows[0].report(&d, t)
-	} else if l.PerDay > 0 {
-		windows[1].report(&d, t)
+	if w, ok := acc.reported(l); ok {
+		w.report(&d, t)
 	}
 	return d, release, nil
+}
+
+// reported returns the window of acc that the X-RateLimit-* headers
+// report under l: the minute's, else the day's; ok is false when neither
+// has a limit.
+func (acc *memoryAccount) reported(l afftrack.Limits) (w memoryWindow, ok bool) {
+	switch {
+	case l.PerMinute > 0:
+		return memoryWindow{&acc.minute, l.PerMinute, minuteWindow}, true
+	case l.PerDay > 0:
+		return memoryWindow{&acc.day, l.PerDay, dayWindow}, true
+	}
+	return memoryWindow{}, false
 }
 
 // Peek reports account a's budget at now without counting a call. It never
@@ -138,13 +149,7 @@ func (m *Memory) Peek(_ context.Context, a afftrack.AccountRef, l afftrack.Limit
 		acc = &memoryAccount{} // as a new account reads; not stored
 	}
 	var d afftrack.RateDecision
-	switch {
-	case l.PerMinute > 0:
-		w := memoryWindow{&acc.minute, l.PerMinute, minuteWindow}
-		w.log.prune(t - int64(w.length))
-		w.report(&d, t)
-	case l.PerDay > 0:
-		w := memoryWindow{&acc.day, l.PerDay, dayWindow}
+	if w, ok := acc.reported(l); ok {
 		w.log.prune(t - int64(w.length))
 		w.report(&d, t)
 	}

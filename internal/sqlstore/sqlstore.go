@@ -91,11 +91,11 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
 type Options struct {
 	// MaxOpenConns bounds the connections open at once; 0 is
 	// DefaultMaxOpenConns. On SQLite the DB opens one more, the
-	// connection every write runs on. A request that finds them all busy waits for
-	// one, within its context's deadline. The bound keeps a burst of
-	// requests from becoming as many busy PostgreSQL backends, which on a
-	// small machine makes every one of them slow, and bounds what slow
-	// clients can hold.
+	// connection every write runs on. A request that finds them all busy
+	// waits for one, within its context's deadline. The bound keeps a
+	// burst of requests from becoming as many busy PostgreSQL backends,
+	// which on a small machine makes every one of them slow, and bounds
+	// what slow clients can hold.
 	MaxOpenConns int
 }
 
