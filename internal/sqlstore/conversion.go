@@ -15,6 +15,9 @@ var _ afftrack.ConversionService = (*ConversionService)(nil)
 // ConversionService implements afftrack.ConversionService.
 type ConversionService struct {
 	db *DB
+	// group gathers the conversions waiting to be written, so that
+	// conversions arriving together commit together.
+	group conversionGroup
 	// Now returns the current wall clock of the network's zone.
 	now func() time.Time
 	// currency is the network's currency (ISO 4217).
@@ -24,7 +27,7 @@ type ConversionService struct {
 // NewConversionService returns a ConversionService on db for a network
 // whose currency is currency; now gives the network's wall clock.
 func NewConversionService(db *DB, currency string, now func() time.Time) *ConversionService {
-	return &ConversionService{db: db, now: now, currency: currency}
+	return &ConversionService{db: db, now: now, currency: currency, group: newConversionGroup()}
 }
 
 // actor is who reported c, for its transaction's history.
@@ -47,14 +50,7 @@ const conversionAttempts = 8
 // committed, so a conversion acknowledged is a conversion kept.
 func (s *ConversionService) RecordConversion(ctx context.Context, c *afftrack.Conversion) (*afftrack.Transaction, bool, error) {
 	for attempt := 1; ; attempt++ {
-		var unprepared []string
-		t, created, err := s.record(ctx, c, &unprepared)
-		// Prepared now, with no transaction held: preparing inside one
-		// would take a second connection from a pool that concurrent
-		// conversions may have exhausted, each waiting for another.
-		for _, q := range unprepared {
-			s.db.prepared(ctx, q)
-		}
+		t, created, err := s.record(ctx, c)
 		if err != nil && s.db.dialect.isUniqueViolation(err) && attempt < conversionAttempts {
 			// Another conversion took the next id, or the same OrderId
 			// arrived twice at once: the next attempt sees it.
@@ -72,7 +68,9 @@ func (s *ConversionService) RecordConversion(ctx context.Context, c *afftrack.Co
 // commit is met as if the conversion had come a moment earlier. The OrderId
 // is decided by the conversions table's key: a conversion that loses a race
 // for it fails on the key and is retried, and the retry reads the winner.
-func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, unprepared *[]string) (*afftrack.Transaction, bool, error) {
+// The writes go with those of the conversions that arrive meanwhile, in
+// one database transaction (conversion_write.go).
+func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion) (*afftrack.Transaction, bool, error) {
 	pool := pooled{s.db}
 	fingerprint := c.Fingerprint()
 	var storedID int64
@@ -91,76 +89,50 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion, 
 		return nil, false, fmt.Errorf("record conversion: %w", err)
 	}
 
-	now := s.now()
-	t, credit, err := s.price(ctx, pool, c, now)
+	w, err := s.price(ctx, pool, c, s.now())
 	if err != nil {
 		return nil, false, err
 	}
-
-	tx, release, err := s.db.beginWrite(ctx)
-	if err != nil {
+	w.fingerprint = fingerprint
+	if err := s.write(ctx, w); err != nil {
 		return nil, false, fmt.Errorf("record conversion: %w", err)
 	}
-	defer release()
-	defer rollback(tx)
-	q := preparedTx{Tx: tx, db: s.db, unprepared: unprepared}
-	if t.ID, err = s.db.dialect.nextTransactionID(ctx, tx); err != nil {
-		return nil, false, fmt.Errorf("record conversion: %w", err)
-	}
-	if err := insertTransaction(ctx, q, s.db.dialect, t, credit.Click); err != nil {
-		return nil, false, fmt.Errorf("record conversion: %w", err)
-	}
-	if _, err := q.ExecContext(ctx, `INSERT INTO conversions (merchant_id, order_id, transaction_id, fingerprint)
-	VALUES ($1, $2, $3, $4)`, c.MerchantID, c.OrderID, t.ID, fingerprint); err != nil {
-		return nil, false, fmt.Errorf("record conversion: %w", err)
-	}
-	created := afftrack.TransactionEvent{TransactionID: t.ID, At: now, Actor: s.actor(c), To: t.Status2,
-		ToSaleValue: t.SaleValue, ToCommission: t.Commission, Reason: "conversion " + credit.Method.String()}
-	if err := insertEvents(ctx, q, s.db.dialect, []afftrack.TransactionEvent{created}); err != nil {
-		return nil, false, err
-	}
-	if err := enqueueNotifications(ctx, q, s.db.dialect, []int64{t.ID}, now); err != nil {
-		return nil, false, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, false, fmt.Errorf("record conversion: commit: %w", err)
-	}
-	// t is what a read of the row gives (the tests hold them equal):
+	// w.t is what a read of the row gives (the tests hold them equal):
 	// reading it back would cost a query for nothing.
-	return t, true, nil
+	return w.t, true, nil
 }
 
 // price attributes c and prices its transaction (all but its id) from what
-// q reads, or says why nothing can be credited (EUNPROCESSABLE).
-func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Conversion, now time.Time) (*afftrack.Transaction, afftrack.Credit, error) {
-	var none afftrack.Credit
+// q reads, ready to write, or says why nothing can be credited
+// (EUNPROCESSABLE).
+func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Conversion, now time.Time) (*conversionWrite, error) {
 	p, err := loadProgramTerms(ctx, q, c.MerchantID)
 	if err != nil {
-		return nil, none, err
+		return nil, err
 	}
 	if p == nil || !p.Commission.Pays() {
-		return nil, none, afftrack.Errorf(afftrack.EUNPROCESSABLE,
+		return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
 			"Merchant %d has no commission terms, so no conversion can be credited.", c.MerchantID)
 	}
 	coupon, err := findExclusiveCoupon(ctx, q, c.MerchantID, c.CouponCode)
 	if err != nil {
-		return nil, none, err
+		return nil, err
 	}
 	var click *afftrack.Click
 	var bannerName afftrack.Null[string]
 	if c.ClickID != "" {
 		if click, bannerName, err = findClick(ctx, q, c.ClickID); err != nil {
-			return nil, none, err
+			return nil, err
 		}
 	}
 	credit, err := afftrack.Attribute(c, p, coupon, click, now)
 	if err != nil {
-		return nil, none, err
+		return nil, err
 	}
 	sale := afftrack.Sale{Conversion: c, Program: p, Credit: credit, NetworkCurrency: s.currency, Now: now}
-	var names affiliateNames
-	if sale.Membership, names, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
-		return nil, none, err
+	var a creditedAffiliate
+	if sale.Membership, a, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
+		return nil, err
 	}
 	if credit.Click != nil {
 		sale.Credit.CreativeName = bannerName
@@ -168,10 +140,10 @@ func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Co
 	if c.CurrencyCode != s.currency {
 		rate, ok, err := latestRate(ctx, q, c.CurrencyCode, now)
 		if err != nil {
-			return nil, none, err
+			return nil, err
 		}
 		if !ok {
-			return nil, none, afftrack.Errorf(afftrack.EUNPROCESSABLE,
+			return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
 				"There is no rate for CurrencyCode %s dated on or before today, so the sale cannot be converted to %s.",
 				c.CurrencyCode, s.currency)
 		}
@@ -179,16 +151,25 @@ func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Co
 	}
 	t, err := sale.Transaction()
 	if err != nil {
-		return nil, none, err
+		return nil, err
 	}
 	if c.CouponCode != "" {
 		t.CouponCode = afftrack.Some(c.CouponCode)
 	}
-	t.AffiliateContactName, t.AffiliateBusinessName = names.contact, names.business
+	t.AffiliateContactName, t.AffiliateBusinessName = a.names.contact, a.names.business
 	if t.Items == nil {
 		t.Items = []afftrack.TransactionItem{} // as a read gives it
 	}
-	return t, credit, nil
+	return &conversionWrite{c: c, t: t, click: credit.Click, notificationURL: a.notificationURL,
+		event: afftrack.TransactionEvent{At: now, Actor: s.actor(c), To: t.Status2, ToSaleValue: t.SaleValue,
+			ToCommission: t.Commission, Reason: "conversion " + credit.Method.String()},
+		done: make(chan struct{})}, nil
+}
+
+// creditedAffiliate is what a conversion reads of the affiliate it credits.
+type creditedAffiliate struct {
+	names           affiliateNames // which a read of the transaction joins
+	notificationURL string         // the template of its notifications, '' for none
 }
 
 // preparedTx runs a write transaction's statements through the DB's
@@ -243,27 +224,27 @@ func (p preparedTx) ExecContext(ctx context.Context, q string, args ...any) (sql
 // affiliate's names, which a read of the transaction joins. The affiliate
 // must still be Active; without a membership row (an exclusive coupon of
 // an affiliate who never joined) the traffic fields take their defaults.
-func creditedMembership(ctx context.Context, q queryer, merchantID, affiliateID int64) (afftrack.Membership, affiliateNames, error) {
+func creditedMembership(ctx context.Context, q queryer, merchantID, affiliateID int64) (afftrack.Membership, creditedAffiliate, error) {
 	ms := afftrack.Membership{AffiliateID: affiliateID, MerchantID: merchantID,
 		TrafficType: afftrack.TrafficTypeWebsite, TrafficSourceApproved: true}
-	var names affiliateNames
+	var a creditedAffiliate
 	var status int64
 	var msStatus, trafficType sql.Null[int64]
 	var source sql.Null[string]
 	var approved sql.Null[bool]
-	err := q.QueryRowContext(ctx, `SELECT a.status, a.contact_name, a.business_name, ms.status, ms.traffic_type,
-		ms.traffic_source, ms.traffic_source_approved
+	err := q.QueryRowContext(ctx, `SELECT a.status, a.contact_name, a.business_name, a.notification_url, ms.status,
+		ms.traffic_type, ms.traffic_source, ms.traffic_source_approved
 	FROM affiliates a
 	LEFT JOIN memberships ms ON ms.affiliate_id = a.id AND ms.merchant_id = $2
-	WHERE a.id = $1`, affiliateID, merchantID).Scan(&status, &names.contact, &names.business, &msStatus, &trafficType,
-		&source, &approved)
+	WHERE a.id = $1`, affiliateID, merchantID).Scan(&status, &a.names.contact, &a.names.business, &a.notificationURL,
+		&msStatus, &trafficType, &source, &approved)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ms, names, afftrack.Errorf(afftrack.EUNPROCESSABLE, "The credited affiliate %d no longer exists.", affiliateID)
+		return ms, a, afftrack.Errorf(afftrack.EUNPROCESSABLE, "The credited affiliate %d no longer exists.", affiliateID)
 	} else if err != nil {
-		return ms, names, fmt.Errorf("record conversion: %w", err)
+		return ms, a, fmt.Errorf("record conversion: %w", err)
 	}
 	if afftrack.AccountStatus(status) != afftrack.AccountActive {
-		return ms, names, afftrack.Errorf(afftrack.EUNPROCESSABLE, "The credited affiliate %d is %s, so it cannot be credited.",
+		return ms, a, afftrack.Errorf(afftrack.EUNPROCESSABLE, "The credited affiliate %d is %s, so it cannot be credited.",
 			affiliateID, afftrack.AccountStatus(status))
 	}
 	if msStatus.Valid {
@@ -272,43 +253,57 @@ func creditedMembership(ctx context.Context, q queryer, merchantID, affiliateID 
 		ms.TrafficSource = source.V
 		ms.TrafficSourceApproved = approved.V
 	}
-	return ms, names, nil
+	return ms, a, nil
 }
 
-// insertTransaction inserts one new transaction, its items and their
-// cache, and the click that credited it, if any, with the affiliate's
-// UniqueIds.
-func insertTransaction(ctx context.Context, tx queryer, d dialect, t *afftrack.Transaction, click *afftrack.Click) error {
-	var items, cacheVals []any
-	for i := range t.Items {
-		row := itemArgs(nil, t.ID, i+1, &t.Items[i])
-		items = append(items, row...)
-		cacheVals = append(cacheVals, row[2:]...)
-	}
-	cache, err := appendItemsCache([]byte{}, cacheVals) // not nil, which is NULL
-	if err != nil {
-		return err
-	}
-	// The affiliate's UniqueIds are the click's, not the conversion's.
-	withIDs := *t
-	withIDs.UniqueIDs = [4]afftrack.Null[string]{}
-	var clickID any
-	if click != nil {
-		clickID = click.ID
-		for i, u := range click.UniqueIDs {
-			if u != "" {
-				withIDs.UniqueIDs[i] = afftrack.Some(u)
+// insertTransactions inserts new transactions, their items and their
+// caches, each with the click that credited it (nil for none) and the
+// affiliate's UniqueIds, many to a statement.
+func insertTransactions(ctx context.Context, tx queryer, d dialect, ts []*afftrack.Transaction, clicks []*afftrack.Click) error {
+	var items []any
+	rows := make([][]any, len(ts))
+	for n, t := range ts {
+		var cacheVals []any
+		for i := range t.Items {
+			row := itemArgs(nil, t.ID, i+1, &t.Items[i])
+			items = append(items, row...)
+			cacheVals = append(cacheVals, row[2:]...)
+		}
+		cache, err := appendItemsCache([]byte{}, cacheVals) // not nil, which is NULL
+		if err != nil {
+			return err
+		}
+		// The affiliate's UniqueIds are the click's, not the conversion's.
+		withIDs := *t
+		withIDs.UniqueIDs = [4]afftrack.Null[string]{}
+		var clickID any
+		if c := clicks[n]; c != nil {
+			clickID = c.ID
+			for i, u := range c.UniqueIDs {
+				if u != "" {
+					withIDs.UniqueIDs[i] = afftrack.Some(u)
+				}
 			}
 		}
+		rows[n] = append(transactionArgs(nil, &withIDs, cache), clickID)
 	}
-	args := append(transactionArgs(nil, &withIDs, cache), clickID)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (`+transactionColumnList+`, click_id) VALUES `+
-		d.placeholders(1, transactionColumns+1), args...); err != nil {
-		return err
+	per := max(1, d.batchParams()/(transactionColumns+1))
+	for start := 0; start < len(rows); start += per {
+		batch := rows[start:min(len(rows), start+per)]
+		var args []any
+		for _, r := range batch {
+			args = append(args, r...)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transactions (`+transactionColumnList+`, click_id) VALUES `+
+			d.placeholders(len(batch), transactionColumns+1), args...); err != nil {
+			return err
+		}
 	}
-	if len(t.Items) > 0 {
+	per = max(1, d.batchParams()/itemColumns) * itemColumns
+	for start := 0; start < len(items); start += per {
+		batch := items[start:min(len(items), start+per)]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction_items (`+itemColumnList+`) VALUES `+
-			d.placeholders(len(t.Items), itemColumns), items...); err != nil {
+			d.placeholders(len(batch)/itemColumns, itemColumns), batch...); err != nil {
 			return err
 		}
 	}

@@ -159,11 +159,11 @@ type dialect interface {
 	// query anew.
 	prepares() bool
 
-	// nextTransactionID returns the id of a transaction the network
+	// nextTransactionIDs returns the ids of n transactions the network
 	// creates, inside the write transaction tx.
-	nextTransactionID(ctx context.Context, tx *sql.Tx) (int64, error)
+	nextTransactionIDs(ctx context.Context, tx *sql.Tx, n int) ([]int64, error)
 
-	// syncTransactionIDs moves what nextTransactionID hands out past the
+	// syncTransactionIDs moves what nextTransactionIDs hands out past the
 	// ids an import wrote, in the import's transaction.
 	syncTransactionIDs(ctx context.Context, tx *sql.Tx) error
 
@@ -195,24 +195,47 @@ func (postgresDialect) lockPayouts(ctx context.Context, tx *sql.Tx) error {
 func (sqliteDialect) skipLocked() string   { return "" }
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
-// nextTransactionID on SQLite is MAX(id)+1: a write transaction holds the
-// database's one write lock from BEGIN, so no other can take the same id,
-// and the maximum of the rowid is its B-tree's last entry.
-func (sqliteDialect) nextTransactionID(ctx context.Context, tx *sql.Tx) (int64, error) {
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM transactions`).Scan(&id)
-	return id, err
+// nextTransactionIDs on SQLite follow MAX(id): a write transaction holds
+// the database's one write lock from BEGIN, so no other can take the same
+// ids, and the maximum of the rowid is its B-tree's last entry.
+func (sqliteDialect) nextTransactionIDs(ctx context.Context, tx *sql.Tx, n int) ([]int64, error) {
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM transactions`).Scan(&last); err != nil {
+		return nil, err
+	}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = last + 1 + int64(i)
+	}
+	return ids, nil
 }
 
 func (sqliteDialect) syncTransactionIDs(context.Context, *sql.Tx) error { return nil }
 
-// nextTransactionID on PostgreSQL takes the sequence's next value (migration
-// 0007): concurrent write transactions each get their own at once, where
-// MAX(id)+1 would give them the same and make all but one fail.
-func (postgresDialect) nextTransactionID(ctx context.Context, tx *sql.Tx) (int64, error) {
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT nextval('transaction_ids')`).Scan(&id)
-	return id, err
+// nextTransactionIDs on PostgreSQL take the sequence's next values
+// (migration 0007): concurrent write transactions each get their own at
+// once, where MAX(id)+1 would give them the same and make all but one fail.
+func (postgresDialect) nextTransactionIDs(ctx context.Context, tx *sql.Tx, n int) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT nextval('transaction_ids') FROM generate_series(1, $1)`, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, n)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("transaction ids: %d of %d", len(ids), n)
+	}
+	return ids, nil
 }
 
 // syncTransactionIDs sets the sequence past the largest id stored, unless

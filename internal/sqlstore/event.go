@@ -106,20 +106,33 @@ func enqueueNotifications(ctx context.Context, q queryer, d dialect, ids []int64
 			t.SaleValue, t.Commission = afftrack.Money(sale), afftrack.Money(commission)
 			t.Status2, t.CreativeID, t.DateCreated = afftrack.TransactionStatus2(status), fromNull(creative), fromMillis(created)
 			u := [4]string{unique[0].V, unique[1].V, unique[2].V, unique[3].V}
-			url := afftrack.ExpandNotificationURL(tmpl, &t, u)
-			out = append(out, t.AffiliateID, t.ID, url, toMillis(now), int64(0), toMillis(now), int64(0), "")
+			out = append(out, t.AffiliateID, t.ID, afftrack.ExpandNotificationURL(tmpl, &t, u))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("notify: %w", err)
 		}
-		if len(out) == 0 {
-			continue
+		if err := insertNotifications(ctx, q, d, out, now); err != nil {
+			return err
 		}
-		if _, err := q.ExecContext(ctx, `INSERT INTO notifications (affiliate_id, transaction_id, url, created, state,
-			next_attempt, attempts, last_error) VALUES `+d.placeholders(len(out)/8, 8), out...); err != nil {
-			return fmt.Errorf("notify: %w", err)
-		}
+	}
+	return nil
+}
+
+// insertNotifications writes notifications due at now, one for each
+// (affiliate id, transaction id, URL) triple of the flat list targets.
+func insertNotifications(ctx context.Context, q queryer, d dialect, targets []any, now time.Time) error {
+	n := len(targets) / 3
+	if n == 0 {
+		return nil
+	}
+	args := make([]any, 0, n*8)
+	for i := 0; i < len(targets); i += 3 {
+		args = append(args, targets[i], targets[i+1], targets[i+2], toMillis(now), int64(0), toMillis(now), int64(0), "")
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO notifications (affiliate_id, transaction_id, url, created, state,
+			next_attempt, attempts, last_error) VALUES `+d.placeholders(n, 8), args...); err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
 }

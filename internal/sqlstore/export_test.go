@@ -5,3 +5,17 @@ import "context"
 // MigrateTo applies the migrations up to version last, for the tests of a
 // migration's conversion of older data.
 func (db *DB) MigrateTo(ctx context.Context, last int64) error { return db.migrateTo(ctx, last) }
+
+// HoldConversionWrites keeps s from writing conversions, which then wait
+// to be written together, until release is called.
+func HoldConversionWrites(s *ConversionService) (release func()) {
+	s.group.writing <- struct{}{}
+	return func() { <-s.group.writing }
+}
+
+// ConversionsWaiting returns how many conversions of s wait to be written.
+func ConversionsWaiting(s *ConversionService) int {
+	s.group.mu.Lock()
+	defer s.group.mu.Unlock()
+	return len(s.group.waiting)
+}
