@@ -185,7 +185,7 @@ func (s *ConversionService) writeAlone(ctx context.Context, w *conversionWrite, 
 // would each take a place among the few kept prepared, which the reads
 // need: there each conversion runs the statements of a conversion alone.
 func (s *ConversionService) writeConversions(ctx context.Context, q preparedTx, group []*conversionWrite) error {
-	ids, err := s.db.dialect.nextTransactionIDs(ctx, q.Tx, len(group))
+	ids, err := s.db.dialect.nextTransactionIDs(ctx, q, len(group))
 	if err != nil {
 		return err
 	}

@@ -160,8 +160,8 @@ type dialect interface {
 	prepares() bool
 
 	// nextTransactionIDs returns the ids of n transactions the network
-	// creates, inside the write transaction tx.
-	nextTransactionIDs(ctx context.Context, tx *sql.Tx, n int) ([]int64, error)
+	// creates, inside the write transaction that tx runs statements in.
+	nextTransactionIDs(ctx context.Context, tx queryer, n int) ([]int64, error)
 
 	// syncTransactionIDs moves what nextTransactionIDs hands out past the
 	// ids an import wrote, in the import's transaction.
@@ -198,7 +198,7 @@ func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 // nextTransactionIDs on SQLite follow MAX(id): a write transaction holds
 // the database's one write lock from BEGIN, so no other can take the same
 // ids, and the maximum of the rowid is its B-tree's last entry.
-func (sqliteDialect) nextTransactionIDs(ctx context.Context, tx *sql.Tx, n int) ([]int64, error) {
+func (sqliteDialect) nextTransactionIDs(ctx context.Context, tx queryer, n int) ([]int64, error) {
 	var last int64
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM transactions`).Scan(&last); err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (sqliteDialect) syncTransactionIDs(context.Context, *sql.Tx) error { return
 // nextTransactionIDs on PostgreSQL take the sequence's next values
 // (migration 0007): concurrent write transactions each get their own at
 // once, where MAX(id)+1 would give them the same and make all but one fail.
-func (postgresDialect) nextTransactionIDs(ctx context.Context, tx *sql.Tx, n int) ([]int64, error) {
+func (postgresDialect) nextTransactionIDs(ctx context.Context, tx queryer, n int) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT nextval('transaction_ids') FROM generate_series(1, $1)`, n)
 	if err != nil {
 		return nil, err
