@@ -13,13 +13,14 @@ import (
 // waiting callers (the first to find no group being written) writes every
 // conversion waiting, in one database transaction, and commits once for
 // all. Each caller returns only once its conversion is committed, as
-// before. What a commit costs (on SQLite the write-ahead log's frames for
-// every page the transaction changed and, every thousand pages, a
-// checkpoint; on PostgreSQL a flush of its log to disk) is then paid once
-// per group instead of once per conversion, and conversions that share
-// pages (a table's last leaf, an index's) write them once. Alone, a
-// conversion is written at once, as one group of one: nothing waits for
-// company.
+// before. On SQLite, where every write waits for the one write lock, what
+// a commit costs (the write-ahead log's frames for every page the
+// transaction changed and, every thousand pages, a checkpoint) is then
+// paid once per group instead of once per conversion, and conversions that
+// share pages (a table's last leaf, an index's) write them once. On
+// PostgreSQL a group writes each kind of row in one statement, so it costs
+// about the round trips of one conversion. Alone, a conversion is written
+// at once, as one group of one: nothing waits for company.
 
 // maxConversionGroup bounds the conversions one database transaction
 // writes, so that a burst makes several short transactions rather than one
