@@ -162,8 +162,7 @@ func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Co
 	}
 	return &conversionWrite{c: c, t: t, click: credit.Click, notificationURL: a.notificationURL,
 		event: afftrack.TransactionEvent{At: now, Actor: s.actor(c), To: t.Status2, ToSaleValue: t.SaleValue,
-			ToCommission: t.Commission, Reason: "conversion " + credit.Method.String()},
-		done: make(chan struct{})}, nil
+			ToCommission: t.Commission, Reason: "conversion " + credit.Method.String()}}, nil
 }
 
 // creditedAffiliate is what a conversion reads of the affiliate it credits.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"time"
 
@@ -61,7 +62,7 @@ type conversionWrite struct {
 	notificationURL string
 
 	err  error         // set before done is closed
-	done chan struct{} // closed once the write is committed or has failed
+	done chan struct{} // made by write; closed once the write is committed or has failed
 }
 
 // write writes w with the conversions waiting beside it and returns once
@@ -70,6 +71,7 @@ type conversionWrite struct {
 // has taken it, it is written whatever becomes of ctx.
 func (s *ConversionService) write(ctx context.Context, w *conversionWrite) error {
 	g := &s.group
+	w.done = make(chan struct{})
 	g.mu.Lock()
 	g.waiting = append(g.waiting, w)
 	g.mu.Unlock()
@@ -143,12 +145,7 @@ func (s *ConversionService) writeGroup(ctx context.Context) {
 	tx, release, err := s.db.beginWrite(ctx)
 	group := s.group.take()
 	if err == nil {
-		err = s.writeConversions(ctx, preparedTx{Tx: tx, db: s.db, unprepared: &unprepared}, group)
-		if err == nil {
-			err = tx.Commit()
-		}
-		rollback(tx)
-		release()
+		err = s.commitConversions(ctx, tx, release, group, &unprepared)
 	}
 	if err != nil && len(group) > 1 {
 		for _, w := range group {
@@ -169,9 +166,17 @@ func (s *ConversionService) writeAlone(ctx context.Context, w *conversionWrite, 
 	if err != nil {
 		return err
 	}
+	return s.commitConversions(ctx, tx, release, []*conversionWrite{w}, unprepared)
+}
+
+// commitConversions writes group in tx, begun by beginWrite with release,
+// and commits; either way the transaction is over, and released, when it
+// returns.
+func (s *ConversionService) commitConversions(ctx context.Context, tx *sql.Tx, release func(),
+	group []*conversionWrite, unprepared *[]string) error {
 	defer release()
 	defer rollback(tx)
-	if err := s.writeConversions(ctx, preparedTx{Tx: tx, db: s.db, unprepared: unprepared}, []*conversionWrite{w}); err != nil {
+	if err := s.writeConversions(ctx, preparedTx{Tx: tx, db: s.db, unprepared: unprepared}, group); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -213,7 +218,7 @@ func (s *ConversionService) writeRows(ctx context.Context, q preparedTx, group [
 	clicks := make([]*afftrack.Click, len(group))
 	keys := make([]any, 0, 4*len(group))
 	events := make([]afftrack.TransactionEvent, len(group))
-	var notifications []any
+	var notifications []notification
 	for i, w := range group {
 		ts[i], clicks[i] = w.t, w.click
 		keys = append(keys, w.c.MerchantID, w.c.OrderID, w.t.ID, w.fingerprint)
@@ -224,8 +229,8 @@ func (s *ConversionService) writeRows(ctx context.Context, q preparedTx, group [
 			if w.click != nil {
 				unique = w.click.UniqueIDs
 			}
-			notifications = append(notifications, w.t.AffiliateID, w.t.ID,
-				afftrack.ExpandNotificationURL(w.notificationURL, w.t, unique))
+			notifications = append(notifications, notification{affiliateID: w.t.AffiliateID, transactionID: w.t.ID,
+				url: afftrack.ExpandNotificationURL(w.notificationURL, w.t, unique), at: w.event.At})
 		}
 	}
 	if err := insertTransactions(ctx, q, d, ts, clicks); err != nil {
@@ -240,5 +245,5 @@ func (s *ConversionService) writeRows(ctx context.Context, q preparedTx, group [
 	if err := insertEvents(ctx, q, d, events); err != nil {
 		return err
 	}
-	return insertNotifications(ctx, q, d, notifications, group[len(group)-1].event.At)
+	return insertNotifications(ctx, q, d, notifications)
 }

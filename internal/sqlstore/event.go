@@ -91,7 +91,7 @@ func enqueueNotifications(ctx context.Context, q queryer, d dialect, ids []int64
 		if err != nil {
 			return fmt.Errorf("notify: %w", err)
 		}
-		var out []any
+		var out []notification
 		for rows.Next() {
 			var tmpl string
 			var t afftrack.Transaction
@@ -106,32 +106,39 @@ func enqueueNotifications(ctx context.Context, q queryer, d dialect, ids []int64
 			t.SaleValue, t.Commission = afftrack.Money(sale), afftrack.Money(commission)
 			t.Status2, t.CreativeID, t.DateCreated = afftrack.TransactionStatus2(status), fromNull(creative), fromMillis(created)
 			u := [4]string{unique[0].V, unique[1].V, unique[2].V, unique[3].V}
-			out = append(out, t.AffiliateID, t.ID, afftrack.ExpandNotificationURL(tmpl, &t, u))
+			out = append(out, notification{affiliateID: t.AffiliateID, transactionID: t.ID,
+				url: afftrack.ExpandNotificationURL(tmpl, &t, u), at: now})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("notify: %w", err)
 		}
-		if err := insertNotifications(ctx, q, d, out, now); err != nil {
+		if err := insertNotifications(ctx, q, d, out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// insertNotifications writes notifications due at now, one for each
-// (affiliate id, transaction id, URL) triple of the flat list targets.
-func insertNotifications(ctx context.Context, q queryer, d dialect, targets []any, now time.Time) error {
-	n := len(targets) / 3
-	if n == 0 {
+// notification is one to write: the URL a transaction's change expands to
+// for its affiliate, due at once from at.
+type notification struct {
+	affiliateID, transactionID int64
+	url                        string
+	at                         time.Time
+}
+
+// insertNotifications writes ns, each due at its time.
+func insertNotifications(ctx context.Context, q queryer, d dialect, ns []notification) error {
+	if len(ns) == 0 {
 		return nil
 	}
-	args := make([]any, 0, n*8)
-	for i := 0; i < len(targets); i += 3 {
-		args = append(args, targets[i], targets[i+1], targets[i+2], toMillis(now), int64(0), toMillis(now), int64(0), "")
+	args := make([]any, 0, len(ns)*8)
+	for _, n := range ns {
+		args = append(args, n.affiliateID, n.transactionID, n.url, toMillis(n.at), int64(0), toMillis(n.at), int64(0), "")
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO notifications (affiliate_id, transaction_id, url, created, state,
-			next_attempt, attempts, last_error) VALUES `+d.placeholders(n, 8), args...); err != nil {
+			next_attempt, attempts, last_error) VALUES `+d.placeholders(len(ns), 8), args...); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
