@@ -63,6 +63,12 @@ func (b *bench) measureClicks(ctx context.Context, be backend, plan *trackingPla
 		r.Note = fmt.Sprintf("afftrack: %d non-2xx/3xx, %d socket errors; the server's failed requests:\n%s",
 			res.Non2xx, res.SocketErrors, trackingFailures(srv))
 	}
+	// Read at once, before the clicks the run left are written: a writer
+	// that keeps up holds about one flush interval's clicks.
+	held, err := scrapeMetric(ctx, srv.base+"/metrics", "afftrack_clicks_held")
+	if err != nil {
+		return r, err
+	}
 	dropped, err := scrapeMetric(ctx, srv.base+"/metrics", "afftrack_clicks_dropped_total")
 	if err != nil {
 		return r, err
@@ -86,6 +92,10 @@ func (b *bench) measureClicks(ctx context.Context, be backend, plan *trackingPla
 		r.CheckFailed = true
 	} else {
 		r.Check += "; 0 dropped"
+	}
+	r.Check += "; " + heldCheck(int64(held), res.RequestsPerS)
+	if writerBehind(int64(held), res.RequestsPerS) {
+		r.CheckFailed = true
 	}
 	r.Check += fmt.Sprintf("; %s links of %s affiliates and %s merchants", thousands(int64(len(paths))),
 		thousands(int64(plan.affiliates)), thousands(int64(plan.merchants)))
@@ -307,4 +317,26 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 		return 0, err
 	}
 	return 0, fmt.Errorf("/metrics has no series %s", name)
+}
+
+// writerBehind reports whether the clicks still held when a run ends show
+// a click writer that cannot keep up with the redirects: more than half a
+// second of them. One that keeps up holds about one flush interval's
+// (100 ms); one that falls behind holds ever more, until its buffer is
+// full and clicks are dropped, which a short run ended by a clean stop
+// (that writes them all) would not show.
+func writerBehind(held int64, perSecond float64) bool {
+	return float64(held) > perSecond/2
+}
+
+// heldCheck describes the clicks held at a run's end for the report.
+func heldCheck(held int64, perSecond float64) string {
+	s := fmt.Sprintf("%s held at the run's end", thousands(held))
+	if perSecond > 0 {
+		s += fmt.Sprintf(" (%.2f s of redirects)", float64(held)/perSecond)
+	}
+	if writerBehind(held, perSecond) {
+		s += ": the click WRITER IS BEHIND"
+	}
+	return s
 }

@@ -55,6 +55,31 @@ func TestWrittenCheckAllowsOnlyTheRequestsInFlight(t *testing.T) {
 	}
 }
 
+func TestHeldCheckFailsAWriterThatFallsBehind(t *testing.T) {
+	tests := []struct {
+		name      string
+		held      int64
+		perSecond float64
+		behind    bool
+		says      string
+	}{
+		{"nothing held", 0, 10000, false, "0 held at the run's end (0.00 s of redirects)"},
+		{"one flush interval's clicks", 1000, 10000, false, "1,000 held"},
+		{"half a second's", 5000, 10000, false, "(0.50 s of redirects)"},
+		{"more than half a second's", 5001, 10000, true, "WRITER IS BEHIND"},
+		{"a full buffer", 100000, 14000, true, "(7.14 s of redirects): the click WRITER IS BEHIND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := heldCheck(tt.held, tt.perSecond)
+			if behind := writerBehind(tt.held, tt.perSecond); behind != tt.behind || !strings.Contains(got, tt.says) {
+				t.Errorf("heldCheck(%d, %v) = %q, behind %v; want one saying %q, behind %v", tt.held, tt.perSecond,
+					got, behind, tt.says, tt.behind)
+			}
+		})
+	}
+}
+
 func TestBaselineTableHasATransactionsWidth(t *testing.T) {
 	if n := len(baselineColumns) + 1; n < 30 || n > 40 {
 		t.Errorf("the baseline's row has %d columns, want about 35 as a transaction's", n)
