@@ -52,9 +52,10 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			return
 		}
 		bot := s.crawlers.isCrawler(r.UserAgent())
+		now := s.clock()
 		c := afftrack.Click{
-			ID:           afftrack.NewClickID(),
-			Time:         afftrack.WallClock(s.clock(), s.location()),
+			ID:           afftrack.NewClickID(now),
+			Time:         afftrack.WallClock(now, s.location()),
 			MerchantID:   link.MerchantID,
 			AffiliateID:  affiliateID,
 			CreativeType: afftrack.CreativeTypeTextLink,
