@@ -93,10 +93,9 @@ func (b *bench) measureClicks(ctx context.Context, be backend, plan *trackingPla
 	} else {
 		r.Check += "; 0 dropped"
 	}
-	r.Check += "; " + heldCheck(int64(held), res.RequestsPerS)
-	if writerBehind(int64(held), res.RequestsPerS) {
-		r.CheckFailed = true
-	}
+	heldSays, behind := heldCheck(int64(held), res.RequestsPerS)
+	r.Check += "; " + heldSays
+	r.CheckFailed = r.CheckFailed || behind
 	r.Check += fmt.Sprintf("; %s links of %s affiliates and %s merchants", thousands(int64(len(paths))),
 		thousands(int64(plan.affiliates)), thousands(int64(plan.merchants)))
 
@@ -319,24 +318,20 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	return 0, fmt.Errorf("/metrics has no series %s", name)
 }
 
-// writerBehind reports whether the clicks still held when a run ends show
-// a click writer that cannot keep up with the redirects: more than half a
-// second of them. One that keeps up holds about one flush interval's
-// (100 ms); one that falls behind holds ever more, until its buffer is
-// full and clicks are dropped, which a short run ended by a clean stop
-// (that writes them all) would not show.
-func writerBehind(held int64, perSecond float64) bool {
-	return float64(held) > perSecond/2
-}
-
-// heldCheck describes the clicks held at a run's end for the report.
-func heldCheck(held int64, perSecond float64) string {
+// heldCheck describes the clicks still held when a run ends, and reports
+// whether they show a click writer that cannot keep up with the
+// redirects: more than half a second of them. One that keeps up holds
+// about one flush interval's (100 ms); one that falls behind holds ever
+// more, until its buffer is full and clicks are dropped, which a short run
+// ended by a clean stop (that writes them all) would not show.
+func heldCheck(held int64, perSecond float64) (string, bool) {
 	s := fmt.Sprintf("%s held at the run's end", thousands(held))
 	if perSecond > 0 {
 		s += fmt.Sprintf(" (%.2f s of redirects)", float64(held)/perSecond)
 	}
-	if writerBehind(held, perSecond) {
+	behind := float64(held) > perSecond/2
+	if behind {
 		s += ": the click WRITER IS BEHIND"
 	}
-	return s
+	return s, behind
 }

@@ -71,8 +71,8 @@ func TestHeldCheckFailsAWriterThatFallsBehind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := heldCheck(tt.held, tt.perSecond)
-			if behind := writerBehind(tt.held, tt.perSecond); behind != tt.behind || !strings.Contains(got, tt.says) {
+			got, behind := heldCheck(tt.held, tt.perSecond)
+			if behind != tt.behind || !strings.Contains(got, tt.says) {
 				t.Errorf("heldCheck(%d, %v) = %q, behind %v; want one saying %q, behind %v", tt.held, tt.perSecond,
 					got, behind, tt.says, tt.behind)
 			}

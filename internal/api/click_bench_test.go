@@ -6,13 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/afftrack/afftrack"
-	"github.com/afftrack/afftrack/internal/api"
-	"github.com/afftrack/afftrack/internal/linkcache"
-	"github.com/afftrack/afftrack/internal/ratelimit"
-	"github.com/afftrack/afftrack/internal/sqlstore"
 )
 
 // uncountedClicks takes every click and keeps none, so the benchmark below
@@ -41,25 +36,9 @@ func (w *redirectRecorder) Write(p []byte) (int, error) { return len(p), nil }
 // as `serve` formats it and then discarded, so its write to a file, which
 // costs about as much again under load, is not in the figure.
 func BenchmarkClickRedirect(b *testing.B) {
-	e := newTrackingEnv(b, trOptions{})
-	store := sqlstore.NewClickService(e.db)
-	srv := api.NewServer(api.Config{
-		PublicURL:    "http://localhost:8080",
-		Currency:     "AUD",
-		Location:     time.UTC,
-		WriteTimeout: 30 * time.Second,
-	}, api.Services{
-		Accounts:     sqlstore.NewAccountService(e.db),
-		Transactions: sqlstore.NewTransactionService(e.db),
-		Banners:      sqlstore.NewBannerService(e.db),
-		Invoices:     sqlstore.NewInvoiceService(e.db),
-		RateLimiter:  ratelimit.NewMemory(),
-		Tracking:     linkcache.New(store, linkcache.Options{}),
-		Clicks:       uncountedClicks{},
-		Conversions:  sqlstore.NewConversionService(e.db, "AUD", nil),
-		IPHashKey:    e.ipKey,
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
-	h := srv.Handler()
+	e := newTrackingEnv(b, trOptions{clicks: uncountedClicks{},
+		logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := e.server.Handler()
 
 	// Every credited link of the test network, each with a browser of
 	// its own.
@@ -71,7 +50,7 @@ func BenchmarkClickRedirect(b *testing.B) {
 	}
 	reqs := make([]*http.Request, len(links))
 	for i, l := range links {
-		r, err := http.NewRequest(http.MethodGet, "http://localhost:8080"+l.path, nil)
+		r, err := http.NewRequest(http.MethodGet, e.srv.URL+l.path, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

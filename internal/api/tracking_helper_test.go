@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -111,6 +112,11 @@ type trOptions struct {
 	flushInterval time.Duration // 0 is 5 ms
 	limits        afftrack.Limits
 	backend       string // "" is sqlite::memory:; else a storetest backend
+	// clicks, if set, takes the clicks instead of a buffer writing them
+	// to the store.
+	clicks api.ClickSink
+	// logger, if set, receives the server's log; nil discards it.
+	logger *slog.Logger
 }
 
 // trEnv is a tracking network served over a real connection.
@@ -168,14 +174,18 @@ func newTrackingEnv(t testing.TB, o trOptions) *trEnv {
 	if flush == 0 {
 		flush = 5 * time.Millisecond
 	}
-	clicks := clickbuf.New(store, clickbuf.Options{FlushInterval: flush})
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := clicks.Close(cctx); err != nil {
-			t.Errorf("closing the click buffer: %v", err)
-		}
-	})
+	clicks := o.clicks
+	if clicks == nil {
+		buf := clickbuf.New(store, clickbuf.Options{FlushInterval: flush})
+		t.Cleanup(func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := buf.Close(cctx); err != nil {
+				t.Errorf("closing the click buffer: %v", err)
+			}
+		})
+		clicks = buf
+	}
 	clock := func() time.Time { return afftrack.WallClock(time.Now(), time.UTC) }
 
 	e := &trEnv{t: t, db: db, ipKey: key}
@@ -205,7 +215,7 @@ func newTrackingEnv(t testing.TB, o trOptions) *trEnv {
 		Conversions:  sqlstore.NewConversionService(db, "AUD", clock),
 		Countries:    geo,
 		IPHashKey:    key,
-	}, nil, time.Now)
+	}, o.logger, time.Now)
 	handler = e.server.Handler()
 	e.client = &http.Client{
 		Timeout:       10 * time.Second,
