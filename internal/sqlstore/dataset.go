@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"time"
@@ -123,16 +122,7 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	defer conn.Close()
 	bulk, err := s.db.dialect.beginBulkLoad(ctx, conn)
 	if bulk != nil {
-		defer func() {
-			for _, q := range bulk.restore {
-				// Best effort, with a fresh context, since ctx may be
-				// why the import is leaving; a failure discards the
-				// connection rather than return it to the pool.
-				if _, err := conn.ExecContext(context.WithoutCancel(ctx), q); err != nil {
-					conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // discards the connection
-				}
-			}
-		}()
+		defer restoreConn(ctx, conn, bulk.restore)
 	}
 	if err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)

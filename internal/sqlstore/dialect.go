@@ -146,6 +146,16 @@ type dialect interface {
 	// returns nil if it is not or the dialect has no bulk load.
 	beginBulkLoad(ctx context.Context, conn *sql.Conn) (*bulkLoad, error)
 
+	// beginRebuild prepares a migration's connection, before its
+	// transaction, for rebuilding tables that others refer to
+	// (rebuildMigrations), and returns the statements that set the
+	// connection back afterwards.
+	beginRebuild(ctx context.Context, conn *sql.Conn) (restore []string, err error)
+
+	// checkRebuild fails if a rebuild left a reference without the row it
+	// refers to; it runs in the migration's transaction, before its commit.
+	checkRebuild(ctx context.Context, tx *sql.Tx) error
+
 	// analyze refreshes the planner's statistics of the transactions
 	// tables after a large write, as autovacuum would later.
 	analyze(ctx context.Context, db *sql.DB) error
@@ -338,6 +348,41 @@ func (sqliteDialect) beginBulkLoad(ctx context.Context, conn *sql.Conn) (*bulkLo
 	return b, nil
 }
 
+// beginRebuild turns foreign key checks off on conn: SQLite applies them to
+// the DROP TABLE of a table being rebuilt, and ignores the pragma inside
+// a transaction, so it is set before the migration's transaction begins.
+func (sqliteDialect) beginRebuild(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	var was int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&was); err != nil {
+		return nil, err
+	}
+	restore := []string{fmt.Sprintf("PRAGMA foreign_keys = %d", was)}
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return restore, err
+	}
+	return restore, nil
+}
+
+// checkRebuild runs SQLite's foreign key check over the whole database and
+// reports the first reference it finds without its row.
+func (sqliteDialect) checkRebuild(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int64
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return fmt.Errorf("foreign key check: %w", err)
+		}
+		return fmt.Errorf("foreign key check: a row of %s (rowid %d) refers to a missing row of %s", table, rowid.Int64, parent)
+	}
+	return rows.Err()
+}
+
 // dropIndexes drops the transactions' indexes other than the primary
 // key's, in the import's transaction, if the table is still empty (an
 // import of another process may have come first), to be rebuilt by
@@ -524,6 +569,14 @@ func (postgresDialect) beginImport(ctx context.Context, tx *sql.Tx) error {
 // beginBulkLoad does nothing on PostgreSQL: dropping an index locks the
 // table against readers until the load commits.
 func (postgresDialect) beginBulkLoad(context.Context, *sql.Conn) (*bulkLoad, error) { return nil, nil }
+
+// beginRebuild does nothing on PostgreSQL: it alters a table in place, and
+// its foreign keys are checked by every statement.
+func (postgresDialect) beginRebuild(context.Context, *sql.Conn) ([]string, error) { return nil, nil }
+
+// checkRebuild has nothing to check on PostgreSQL, whose foreign keys were
+// never off.
+func (postgresDialect) checkRebuild(context.Context, *sql.Tx) error { return nil }
 
 // analyze gathers statistics of the transactions and their items. Until
 // autovacuum comes by, a table filled by a load has none, and PostgreSQL

@@ -26,6 +26,7 @@ type migration struct {
 	name    string
 	sql     string
 	step    migrationStep // nil for most
+	rebuild bool          // in rebuildMigrations
 }
 
 // migrationStep is the Go part of a migration that SQL alone cannot do,
@@ -41,13 +42,22 @@ var migrationSteps = map[int64]migrationStep{
 	9: migrateV1Surface,
 }
 
+// rebuildMigrations are the migrations that rebuild a table other tables
+// refer to. SQLite cannot change a table's primary key in place; its
+// documented way is to create the new table, copy the rows, drop the old
+// one and rename the new one, and with foreign keys on, the drop would
+// delete or refuse to leave every referring row. These run with the
+// dialect's foreign key checks off on their connection, and check every
+// reference in their transaction before they commit.
+var rebuildMigrations = map[int64]bool{10: true}
+
 // loadMigrations reads the migrations of fsys for the engine named
 // dialect, in version order, with their Go steps from steps. A migration
 // is one file, NNNN_description.sql, run on every engine, or, where the
 // engines need different text, one file per engine,
 // NNNN_description.ENGINE.sql (sqlite, postgres), each engine taking its
 // own.
-func loadMigrations(fsys fs.FS, steps map[int64]migrationStep, dialect string) ([]migration, error) {
+func loadMigrations(fsys fs.FS, steps map[int64]migrationStep, rebuilds map[int64]bool, dialect string) ([]migration, error) {
 	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("list migrations: %w", err)
@@ -77,7 +87,7 @@ func loadMigrations(fsys fs.FS, steps map[int64]migrationStep, dialect string) (
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", base, err)
 		}
-		ms = append(ms, migration{version: v, name: base, sql: string(body), step: steps[v]})
+		ms = append(ms, migration{version: v, name: base, sql: string(body), step: steps[v], rebuild: rebuilds[v]})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
@@ -93,7 +103,7 @@ func (db *DB) Migrate(ctx context.Context) error { return db.migrateTo(ctx, math
 // migrateTo is Migrate up to version last, for tests of a migration's
 // conversion of the data of the versions before it.
 func (db *DB) migrateTo(ctx context.Context, last int64) error {
-	ms, err := loadMigrations(migrationFiles, migrationSteps, db.dialect.name())
+	ms, err := loadMigrations(migrationFiles, migrationSteps, rebuildMigrations, db.dialect.name())
 	if err != nil {
 		return err
 	}
@@ -119,9 +129,23 @@ func (db *DB) migrateTo(ctx context.Context, last int64) error {
 	return nil
 }
 
-// applyMigration runs m unless it is recorded already.
+// applyMigration runs m unless it is recorded already, on a connection of
+// its own, so that what a rebuild sets on it is set back before the
+// connection returns to the pool.
 func (db *DB) applyMigration(ctx context.Context, m migration) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	defer conn.Close()
+	if m.rebuild {
+		restore, err := db.dialect.beginRebuild(ctx, conn)
+		defer restoreConn(ctx, conn, restore)
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migration %s: begin: %w", m.name, err)
 	}
@@ -139,6 +163,11 @@ func (db *DB) applyMigration(ctx context.Context, m migration) error {
 	}
 	if m.step != nil {
 		if err := m.step(ctx, tx, db.dialect); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	if m.rebuild {
+		if err := db.dialect.checkRebuild(ctx, tx); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // migrationCount is the number of files under migrations/.
-const migrationCount = 9
+const migrationCount = 10
 
 func TestMigrate(t *testing.T) {
 	for _, b := range storetest.Backends(t) {

@@ -18,6 +18,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"runtime"
@@ -197,6 +198,19 @@ func notFound() error {
 // rollback ends a transaction that was not committed; after a commit it
 // does nothing, so it can be deferred.
 func rollback(tx *sql.Tx) { _ = tx.Rollback() }
+
+// restoreConn runs the statements that set conn back after a bulk load or
+// a rebuild changed its settings. It is best effort, with a fresh context
+// since ctx may be why the caller is leaving; a failure discards the
+// connection rather than return it to the pool with the change still on.
+func restoreConn(ctx context.Context, conn *sql.Conn, restore []string) {
+	for _, q := range restore {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), q); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // discards the connection
+			return
+		}
+	}
+}
 
 // toMillis stores a domain datetime (a wall clock carried in UTC).
 func toMillis(t time.Time) int64 { return t.UnixMilli() }
