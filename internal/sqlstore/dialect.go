@@ -356,36 +356,33 @@ func (sqliteDialect) beginBulkLoad(ctx context.Context, conn *sql.Conn) (*bulkLo
 	if err := conn.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM transactions)`).Scan(&empty); err != nil || !empty {
 		return nil, err
 	}
-	var was int64
-	if err := conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&was); err != nil {
-		return nil, err
-	}
-	var temp int64
-	if err := conn.QueryRowContext(ctx, `PRAGMA temp_store`).Scan(&temp); err != nil {
-		return nil, err
-	}
-	b := &bulkLoad{restore: []string{fmt.Sprintf("PRAGMA foreign_keys = %d", was), fmt.Sprintf("PRAGMA temp_store = %d", temp)}}
 	// The indexes are rebuilt at the end by sorting every row; in memory,
 	// that sort of a large load would hold it all, so it goes to files.
-	for _, q := range []string{`PRAGMA foreign_keys = OFF`, `PRAGMA temp_store = FILE`} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	restore, err := setPragmas(ctx, conn, [2]string{"foreign_keys", "OFF"}, [2]string{"temp_store", "FILE"})
+	return &bulkLoad{restore: restore}, err
 }
 
 // beginRebuild turns foreign key checks off on conn: SQLite applies them to
 // the DROP TABLE of a table being rebuilt, and ignores the pragma inside
 // a transaction, so it is set before the migration's transaction begins.
 func (sqliteDialect) beginRebuild(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	var was int64
-	if err := conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&was); err != nil {
-		return nil, err
-	}
-	restore := []string{fmt.Sprintf("PRAGMA foreign_keys = %d", was)}
-	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		return restore, err
+	return setPragmas(ctx, conn, [2]string{"foreign_keys", "OFF"})
+}
+
+// setPragmas sets each integer pragma of set, a name and its new value, on
+// conn, and returns the statements that set back those it changed, for
+// restoreConn.
+func setPragmas(ctx context.Context, conn *sql.Conn, set ...[2]string) ([]string, error) {
+	var restore []string
+	for _, p := range set {
+		var was int64
+		if err := conn.QueryRowContext(ctx, "PRAGMA "+p[0]).Scan(&was); err != nil {
+			return restore, err
+		}
+		restore = append(restore, fmt.Sprintf("PRAGMA %s = %d", p[0], was))
+		if _, err := conn.ExecContext(ctx, "PRAGMA "+p[0]+" = "+p[1]); err != nil {
+			return restore, err
+		}
 	}
 	return restore, nil
 }

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -107,11 +106,7 @@ func TestLoadMigrationsByEngine(t *testing.T) {
 // off while it runs, cannot commit a reference to a row it lost.
 func TestCheckRebuild(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "rebuild.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestSQLite(t)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}

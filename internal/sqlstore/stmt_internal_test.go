@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// openTestSQLite opens an unmigrated SQLite file database closed when the
-// test ends. The cache is the same code on every engine; storetest cannot
+// openTestSQLite opens an unmigrated SQLite file database, closed when the
+// test ends, for the package's own tests of SQLite's side; storetest cannot
 // be used from inside the package.
 func openTestSQLite(t *testing.T) *DB {
 	t.Helper()

@@ -116,11 +116,7 @@ func TestWritersQueueOnSQLite(t *testing.T) {
 // of sqliteWriterCache, and the readers keep the pool's.
 func TestWriterPageCache(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "cache.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestSQLite(t)
 	tx, release, err := db.beginWrite(ctx)
 	if err != nil {
 		t.Fatal(err)
