@@ -18,14 +18,7 @@ func TestMigration0002(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range storetest.Backends(t) {
 		t.Run(b+": every transaction and item of 0001 reads back after 0002", func(t *testing.T) {
-			db, err := sqlstore.Open(ctx, storetest.URL(t, b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.MigrateTo(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
+			db := openMigratedTo(t, b, 1)
 			// The accounts as 0001 stored them, since an import now writes
 			// 0002's tables.
 			d := fixture(t)

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/afftrack/afftrack"
-	"github.com/afftrack/afftrack/internal/sqlstore"
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
@@ -22,14 +21,7 @@ func TestMigration0009(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range storetest.Backends(t) {
 		t.Run(b, func(t *testing.T) {
-			db, err := sqlstore.Open(ctx, storetest.URL(t, b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.MigrateTo(ctx, 8); err != nil {
-				t.Fatal(err)
-			}
+			db := openMigratedTo(t, b, 8)
 			if err := db.CheckTimeZone(ctx, "Australia/Sydney"); err != nil {
 				t.Fatal(err)
 			}

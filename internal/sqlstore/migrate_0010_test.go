@@ -25,14 +25,7 @@ func TestMigration0010(t *testing.T) {
 	)
 	for _, b := range storetest.Backends(t) {
 		t.Run(b, func(t *testing.T) {
-			db, err := sqlstore.Open(ctx, storetest.URL(t, b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.MigrateTo(ctx, 9); err != nil {
-				t.Fatal(err)
-			}
+			db := openMigratedTo(t, b, 9)
 			for _, q := range []string{
 				`INSERT INTO merchants (id, name, avatar_url, status, rate_per_minute, rate_per_day, rate_concurrent,
 					date_created, date_modified, summary, new_category, new_category2, new_category3) VALUES

@@ -13,6 +13,22 @@ import (
 // migrationCount is the number of files under migrations/.
 const migrationCount = 10
 
+// openMigratedTo opens a database of backend b migrated up to version
+// last, for a test of what the next migration does to the rows of its
+// layout; it is closed when the test ends.
+func openMigratedTo(t *testing.T, b string, last int64) *sqlstore.DB {
+	t.Helper()
+	db, err := sqlstore.Open(context.Background(), storetest.URL(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.MigrateTo(context.Background(), last); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 func TestMigrate(t *testing.T) {
 	for _, b := range storetest.Backends(t) {
 		t.Run(b, func(t *testing.T) {
