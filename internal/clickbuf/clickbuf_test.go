@@ -173,7 +173,7 @@ func TestBatches(t *testing.T) {
 		wantSizes []int
 	}{
 		{"a batch holds at most MaxBatch clicks", 3, 8, []int{3, 3, 2}},
-		{"MaxBatch 0 means 5000 clicks a batch", 0, 12500, []int{5000, 5000, 2500}},
+		{"MaxBatch 0 means 25000 clicks a batch", 0, 62500, []int{25000, 25000, 12500}},
 		{"clicks that fit one batch are written in one call", 10, 10, []int{10}},
 		{"nothing held writes nothing", 5, 0, nil},
 	} {
@@ -425,10 +425,10 @@ func TestFlush(t *testing.T) {
 func TestCloseWritesEverything(t *testing.T) {
 	w := &fakeWriter{}
 	b := newBuffer(t, w, Options{FlushInterval: never})
-	want := addClicks(t, b, 0, 12500)
+	want := addClicks(t, b, 0, 62500)
 
 	closeBuffer(t, b)
-	if diff := cmp.Diff([]int{5000, 5000, 2500}, w.Sizes()); diff != "" {
+	if diff := cmp.Diff([]int{25000, 25000, 12500}, w.Sizes()); diff != "" {
 		t.Errorf("batch sizes (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(want, w.IDs()); diff != "" {
@@ -437,7 +437,7 @@ func TestCloseWritesEverything(t *testing.T) {
 	if b.Add(click(99999)) {
 		t.Error("Add after Close = true, want false")
 	}
-	if diff := cmp.Diff(Stats{Written: 12500, Dropped: 1}, b.Stats()); diff != "" {
+	if diff := cmp.Diff(Stats{Written: 62500, Dropped: 1}, b.Stats()); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)
 	}
 	if err := b.Flush(context.Background()); err != nil {
