@@ -41,8 +41,12 @@ const (
 // per connection and stays with an idle one, so a larger cache multiplies:
 // at 64 MiB one whole-year list pushed the server to the issue's 150 MiB
 // memory bound, and two at once to 275 MiB (docs/performance.md, Memory).
-// The write connection's is larger (sqliteWriterCache). The generator's
-// bulk load raises its own connection's cache for the load.
+// The write connection keeps it too: a larger one (32 MiB) made a click
+// batch's CPU a seventh cheaper while batches were of 5,000 clicks, but
+// with batches of up to 25,000 it gained the redirects 2-5%, and it held
+// 50 MB more at the lifecycle's first pass (docs/performance.md, "An eighth
+// sitting"). The generator's bulk load raises its own connection's cache
+// for the load.
 // Temporary storage in memory keeps the statement journal of an import's
 // multi-row upserts off the disk.
 const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
@@ -51,32 +55,6 @@ const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=
 // database, which cannot use WAL, takes too.
 const sqliteCommonPragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)" +
 	"&_pragma=cache_size(-8192)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-
-// sqliteWriterCache gives SQLite's one write connection a page cache of
-// 32 MiB, where the readers have 8. A click lands at the end of its
-// affiliate's range in one of the clicks' indexes and at the end of its
-// merchant's in the other, so every batch rewrites about one leaf page per
-// clicking account: 38 MB of them for the benchmark's 8,600 affiliates.
-// With 8 MiB the writer read most of those pages back from the file every
-// batch. Writing batches of clicks alone, 32 MiB took its CPU per click
-// from 41-43 us to 35-38 us, 64 MiB to 33-37 us (docs/performance.md, "A
-// sixth sitting"). There is one write connection, so it costs 24 MiB more
-// at most.
-const sqliteWriterCache = `PRAGMA cache_size = -32768`
-
-// openWriter takes a connection from the pool of a SQLite database to be
-// its write connection.
-func openWriter(ctx context.Context, sqlDB *sql.DB) (*sql.Conn, error) {
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.ExecContext(ctx, sqliteWriterCache); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return conn, nil
-}
 
 // openSQLite opens the SQLite database at path, or a private in-memory one
 // when memory is true. The in-memory database is named uniquely and opened
@@ -115,7 +93,8 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 		}
 		db.keeper = keeper
 	}
-	conn, err := openWriter(ctx, sqlDB)
+	// The write connection is the pool's, held by the DB.
+	conn, err := sqlDB.Conn(ctx)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite database: %w", err)

@@ -75,7 +75,7 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
 		// The connection may be broken: a new one from the pool takes
 		// its place, so one bad connection cannot stop every write.
 		conn.Close()
-		if fresh, ferr := openWriter(ctx, db.sql); ferr == nil {
+		if fresh, ferr := db.sql.Conn(ctx); ferr == nil {
 			conn = fresh
 			tx, err = conn.BeginTx(ctx, nil)
 		}

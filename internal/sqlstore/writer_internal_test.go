@@ -111,26 +111,3 @@ func TestWritersQueueOnSQLite(t *testing.T) {
 		}
 	})
 }
-
-// TestWriterPageCache: SQLite's write connection has the larger page cache
-// of sqliteWriterCache, and the readers keep the pool's.
-func TestWriterPageCache(t *testing.T) {
-	ctx := context.Background()
-	db := openTestSQLite(t)
-	tx, release, err := db.beginWrite(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	defer rollback(tx)
-	var writer, reader int64
-	if err := tx.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&writer); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.sql.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&reader); err != nil {
-		t.Fatal(err)
-	}
-	if writer != -32768 || reader != -8192 {
-		t.Errorf("cache_size: writer %d, reader %d; want -32768 (32 MiB) and -8192 (8 MiB)", writer, reader)
-	}
-}
