@@ -28,14 +28,10 @@ import (
 // index, which its commit writes to the log (and on SQLite a checkpoint
 // copies back) however many of its clicks share them; so a larger batch
 // costs less a click, and a writer that fell behind catches up by taking
-// more at once. 5,000 kept up with 14,700 redirects a second where 1,000
-// fell behind (docs/performance.md, "A fifth sitting"); 25,000 keeps up
-// with 29,500 a second where 5,000 filled the buffer within 20 s ("An
-// eighth sitting"). A round that is not behind holds one FlushInterval's
-// clicks, far fewer. The bound matters only to a writer behind: there the
-// batches settled at 6,000-11,000 clicks and 100-360 ms, and a conversion
-// waits for the one in progress, so the bound keeps that wait, at the
-// writer's measured pace, under a second.
+// more at once. A round that is not behind holds one FlushInterval's
+// clicks, far fewer: the bound matters only to a writer behind, and keeps
+// one transaction, which a conversion may wait for, under a second at the
+// writer's measured pace (docs/performance.md, "An eighth sitting").
 const (
 	DefaultFlushInterval = 100 * time.Millisecond
 	DefaultMaxBatch      = 25000

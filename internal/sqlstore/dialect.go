@@ -41,12 +41,11 @@ const (
 // per connection and stays with an idle one, so a larger cache multiplies:
 // at 64 MiB one whole-year list pushed the server to the issue's 150 MiB
 // memory bound, and two at once to 275 MiB (docs/performance.md, Memory).
-// The write connection keeps it too: a larger one (32 MiB) made a click
-// batch's CPU a seventh cheaper while batches were of 5,000 clicks, but
-// with batches of up to 25,000 it gained the redirects 2-5%, and it held
-// 50 MB more at the lifecycle's first pass (docs/performance.md, "An eighth
-// sitting"). The generator's bulk load raises its own connection's cache
-// for the load.
+// The write connection keeps it too: a larger one gained the click writer
+// little once its transactions grew, and held 50 MB more while the
+// lifecycle locked a backlog (docs/performance.md, "An eighth sitting").
+// The generator's bulk load raises its own connection's cache for the
+// load.
 // Temporary storage in memory keeps the statement journal of an import's
 // multi-row upserts off the disk.
 const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
