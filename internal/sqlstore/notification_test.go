@@ -1,0 +1,240 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
+)
+
+// notificationRow is a notifications row as stored.
+type notificationRow struct {
+	AffiliateID, TransactionID int64
+	URL                        string
+	State, Attempts            int64
+}
+
+func notificationsOf(t *testing.T, db *sqlstore.DB, id int64) []notificationRow {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT affiliate_id, transaction_id, url, state, attempts FROM notifications
+	WHERE transaction_id = $1 ORDER BY id`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := []notificationRow{}
+	for rows.Next() {
+		var r notificationRow
+		if err := rows.Scan(&r.AffiliateID, &r.TransactionID, &r.URL, &r.State, &r.Attempts); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// notified is the notification of tr in status, as lcNotifyURL expands.
+func notified(tr *afftrack.Transaction, status string, sale string) notificationRow {
+	return notificationRow{AffiliateID: tr.AffiliateID, TransactionID: tr.ID,
+		URL: fmt.Sprintf("https://hooks.example/n?tx=%d&status=%s&order=%s&sale=%s", tr.ID, status, tr.OrderID, sale)}
+}
+
+func TestNotificationsAreWrittenWithTheirChange(t *testing.T) {
+	ctx := context.Background()
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		lcLoaded(t, db)
+		n := newLCNet(t, db)
+		tr := n.m2("N-1", 1000000)
+
+		t.Run("a creation writes one notification with the URL expanded", func(t *testing.T) {
+			want := []notificationRow{notified(tr, "Pending", "100.0000")}
+			if diff := cmp.Diff(want, notificationsOf(t, db, tr.ID)); diff != "" {
+				t.Errorf("notifications (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("an Amend writes none", func(t *testing.T) {
+			row := byID(tr, afftrack.ActionAmend)
+			row.AmendedReason, row.SaleValue = afftrack.AmendedReasonIncorrectSaleValue, afftrack.Some[afftrack.Money](900000)
+			n.validate(2, "merchant:2", row)
+			if got := len(notificationsOf(t, db, tr.ID)); got != 1 {
+				t.Errorf("%d notifications after an Amend, want 1", got)
+			}
+		})
+		t.Run("each change of Status2 writes one with the new status", func(t *testing.T) {
+			n.validate(2, "merchant:2", byID(tr, afftrack.ActionApprove))
+			if _, err := n.lc.Release(ctx, 2, afftrack.Null[time.Time]{}, afftrack.ActorOperator, n.later); err != nil {
+				t.Fatal(err)
+			}
+			if err := n.lc.Void(ctx, tr.ID, afftrack.VoidReasonCancelledOrder, afftrack.ActorOperator, n.later); err != nil {
+				t.Fatal(err)
+			}
+			want := []notificationRow{notified(tr, "Pending", "100.0000"), notified(tr, "Locked", "90.0000"),
+				notified(tr, "Approved", "90.0000"), notified(tr, "Void", "90.0000")}
+			if diff := cmp.Diff(want, notificationsOf(t, db, tr.ID)); diff != "" {
+				t.Errorf("notifications (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("the lock of a prepaid program's transaction writes the lock and the approval", func(t *testing.T) {
+			c := n.m1("N-PREPAID", 1000000)
+			if _, err := n.lc.LockDue(ctx, c.ValidationDate); err != nil {
+				t.Fatal(err)
+			}
+			want := []notificationRow{notified(c, "Pending", "100.0000"), notified(c, "Locked", "100.0000"),
+				notified(c, "Approved", "100.0000")}
+			if diff := cmp.Diff(want, notificationsOf(t, db, c.ID)); diff != "" {
+				t.Errorf("notifications (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("an affiliate without a NotificationUrl gets none", func(t *testing.T) {
+			g := n.record(afftrack.Conversion{MerchantID: 1, OrderID: "N-GUS", SaleValue: 100000, CurrencyCode: "AUD",
+				CustomerType: afftrack.CustomerTypeNew, CouponCode: "GUS"})
+			if g.AffiliateID != 7 {
+				t.Fatalf("GUS credited affiliate %d, want 7", g.AffiliateID)
+			}
+			row := byID(g, afftrack.ActionVoid)
+			row.VoidReason = afftrack.VoidReasonCancelledOrder
+			n.validate(1, "merchant:1", row)
+			if diff := cmp.Diff([]notificationRow{}, notificationsOf(t, db, g.ID)); diff != "" {
+				t.Errorf("notifications (-want +got):\n%s", diff)
+			}
+		})
+	})
+}
+
+func TestNotificationOutbox(t *testing.T) {
+	ctx := context.Background()
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		lcLoaded(t, db)
+		n := newLCNet(t, db)
+		out := sqlstore.NewNotificationService(db)
+		trs := []*afftrack.Transaction{n.m2("O-1", 100000), n.m2("O-2", 200000), n.m2("O-3", 300000)}
+		now := dt(t, trackingNow)
+		const lease = time.Minute
+		want := make([]afftrack.Notification, len(trs))
+		for i, tr := range trs {
+			var id int64
+			if err := db.SQL().QueryRow(`SELECT id FROM notifications WHERE transaction_id = $1`, tr.ID).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			sale := []string{"10.0000", "20.0000", "30.0000"}[i]
+			want[i] = afftrack.Notification{ID: id, AffiliateID: 1, TransactionID: tr.ID,
+				URL: notified(tr, "Pending", sale).URL, Created: now}
+		}
+		claim := func(t *testing.T, at time.Time, max int) []afftrack.Notification {
+			t.Helper()
+			got, err := out.ClaimNotifications(ctx, at, max, lease)
+			if err != nil {
+				t.Fatalf("ClaimNotifications: %v", err)
+			}
+			if got == nil {
+				got = []afftrack.Notification{}
+			}
+			return got
+		}
+		counts := func(t *testing.T) [3]int64 {
+			t.Helper()
+			p, d, g, err := out.NotificationCounts(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return [3]int64{p, d, g}
+		}
+
+		t.Run("nothing is due before it was written", func(t *testing.T) {
+			if diff := cmp.Diff([]afftrack.Notification{}, claim(t, now.Add(-time.Second), 10)); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("a claim returns the due notifications up to its size, oldest first", func(t *testing.T) {
+			if diff := cmp.Diff(want[:2], claim(t, now, 2)); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want[2:], claim(t, now, 10)); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("a second claim within the lease returns none", func(t *testing.T) {
+			if diff := cmp.Diff([]afftrack.Notification{}, claim(t, now.Add(lease-time.Millisecond), 10)); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("after the lease they come back", func(t *testing.T) {
+			if diff := cmp.Diff(want, claim(t, now.Add(lease), 10)); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("counts are by state", func(t *testing.T) {
+			if diff := cmp.Diff([3]int64{3, 0, 0}, counts(t)); diff != "" {
+				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("a delivered one is never claimed again", func(t *testing.T) {
+			if err := out.NotificationDelivered(ctx, want[0].ID, now.Add(lease)); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([3]int64{2, 1, 0}, counts(t)); diff != "" {
+				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
+			}
+			if got := claim(t, now.Add(24*time.Hour), 10); len(got) != 2 || got[0].ID == want[0].ID || got[1].ID == want[0].ID {
+				t.Errorf("claimed %+v, want the two others", got)
+			}
+		})
+		t.Run("a failed one is due again at its next attempt, with the attempt counted", func(t *testing.T) {
+			next := now.Add(25 * time.Hour)
+			if err := out.NotificationFailed(ctx, want[1].ID, next, "503 Service Unavailable", false); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([3]int64{2, 1, 0}, counts(t)); diff != "" {
+				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
+			}
+			var lastError string
+			if err := db.SQL().QueryRow(`SELECT last_error FROM notifications WHERE id = $1`, want[1].ID).Scan(&lastError); err != nil {
+				t.Fatal(err)
+			}
+			if lastError != "503 Service Unavailable" {
+				t.Errorf("last_error %q, want the reason given", lastError)
+			}
+			// The third's lease from the claim above has ended; the second's
+			// next attempt has not come.
+			if diff := cmp.Diff(want[2:], claim(t, next.Add(-time.Millisecond), 10)); diff != "" {
+				t.Errorf("claimed before the next attempt (-want +got):\n%s", diff)
+			}
+			again := want[1]
+			again.Attempts = 1
+			if diff := cmp.Diff([]afftrack.Notification{again}, claim(t, next, 10)); diff != "" {
+				t.Errorf("claimed at the next attempt (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("a failure that gives up ends it", func(t *testing.T) {
+			if err := out.NotificationFailed(ctx, want[1].ID, now.Add(26*time.Hour), "timeout", true); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([3]int64{1, 1, 1}, counts(t)); diff != "" {
+				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
+			}
+			got := claim(t, now.Add(100*24*time.Hour), 10)
+			if len(got) != 1 || got[0].ID != want[2].ID {
+				t.Errorf("claimed %+v, want only notification %d", got, want[2].ID)
+			}
+		})
+		t.Run("an outcome for a finished notification changes nothing", func(t *testing.T) {
+			if err := out.NotificationFailed(ctx, want[0].ID, now, "late", false); err != nil {
+				t.Fatal(err)
+			}
+			if err := out.NotificationDelivered(ctx, want[1].ID, now); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([3]int64{1, 1, 1}, counts(t)); diff != "" {
+				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
+			}
+		})
+	})
+}
