@@ -104,6 +104,8 @@ func run(ctx context.Context, cfg *config, cmdline string, stdout, stderr io.Wri
 		measure := b.measureBackend
 		if cfg.RSS {
 			measure = b.measureRSSBackend
+		} else if err := settleLifecycle(ctx, b.bin, be.DSN, b.progress); err != nil {
+			return err
 		}
 		if err := measure(ctx, be); err != nil {
 			return err
