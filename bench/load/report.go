@@ -20,12 +20,16 @@ type row struct {
 	Scenario, Format, Backend string
 	BodyBytes                 int
 	Afftrack, Baseline        result
-	Target                    float64  // least ratio; 0 for none
-	Note                      string   // what went wrong, if anything
-	Limited                   bool     // under the default rate limits: 429s are expected, not failures
-	Profile                   []string // perf's hottest functions, with --perf
-	Check                     string   // what a write scenario found stored after its run
-	CheckFailed               bool     // the check found answers with nothing stored behind them
+	Target                    float64 // least ratio; 0 for none
+	// OfBefore, with no Target, is the least fraction of the ratio
+	// measured before the relational store, which this run did not
+	// measure: the row gives its ratio and no verdict.
+	OfBefore    float64
+	Note        string   // what went wrong, if anything
+	Limited     bool     // under the default rate limits: 429s are expected, not failures
+	Profile     []string // perf's hottest functions, with --perf
+	Check       string   // what a write scenario found stored after its run
+	CheckFailed bool     // the check found answers with nothing stored behind them
 }
 
 // ratio is afftrack's requests/s as a fraction of the baseline's.
@@ -44,6 +48,8 @@ func (r row) verdict() string {
 		return fmt.Sprintf("%d of %d refused", r.Afftrack.Non2xx, r.Afftrack.Requests)
 	case r.Afftrack.failed() || r.Baseline.failed() || r.CheckFailed:
 		return "FAILED"
+	case r.OfBefore > 0:
+		return "not judged here"
 	case r.Target == 0:
 		return "-"
 	case r.ratio() >= r.Target:
@@ -63,8 +69,11 @@ func (r row) fileName() string {
 // cells are the row's table cells, in the order of tableHeader.
 func (r row) cells() []string {
 	target := "-"
-	if r.Target > 0 {
+	switch {
+	case r.Target > 0:
 		target = fmt.Sprintf("≥ %.0f%%", 100*r.Target)
+	case r.OfBefore > 0:
+		target = fmt.Sprintf("≥ %.1f × before", r.OfBefore)
 	}
 	return []string{r.Scenario, r.Format, r.Backend, thousands(int64(r.BodyBytes)),
 		rate(r.Afftrack.RequestsPerS), latency(r.Afftrack.P50), latency(r.Afftrack.P99),

@@ -30,6 +30,10 @@ func TestRowVerdictComparesTheRatioWithTheTarget(t *testing.T) {
 		{"failed requests fail the row whatever the ratio",
 			row{Afftrack: result{RequestsPerS: 900, Non2xx: 3}, Baseline: ok(1000), Target: 0.5}, 0.9, "FAILED"},
 		{"a baseline without requests gives no ratio", row{Afftrack: ok(10), Target: 0.5}, 0, "MISS"},
+		{"a floor relative to the old store is not judged from this run alone",
+			row{Afftrack: ok(170), Baseline: ok(1000), OfBefore: 0.8}, 0.17, "not judged here"},
+		{"failed requests fail a row with a relative floor too",
+			row{Afftrack: result{RequestsPerS: 170, Non2xx: 1}, Baseline: ok(1000), OfBefore: 0.8}, 0.17, "FAILED"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +65,9 @@ func TestReportMatchesTheGoldenFiles(t *testing.T) {
 				Afftrack: result{RequestsPerS: 5649.2, P50: 1310 * time.Microsecond, P99: 5420 * time.Microsecond},
 				Baseline: result{RequestsPerS: 46951, P50: 136 * time.Microsecond, P99: 4210 * time.Microsecond},
 				Profile:  []string{"2.79% [.] modernc.org/sqlite/lib._sqlite3VdbeExec"}},
+			{Scenario: "lookup by id", Format: "JSON", Backend: "postgres", BodyBytes: 2114, OfBefore: 0.8,
+				Afftrack: result{RequestsPerS: 5786, P50: 1230 * time.Microsecond, P99: 4250 * time.Microsecond},
+				Baseline: result{RequestsPerS: 33579, P50: 202 * time.Microsecond, P99: 4200 * time.Microsecond}},
 			{Scenario: "one-month list (10633 tx)", Format: "XML", Backend: "postgres", BodyBytes: 23_456_789,
 				Afftrack: result{RequestsPerS: 3.5, P50: 2100 * time.Millisecond, P99: 2900 * time.Millisecond, Non2xx: 2},
 				Baseline: result{RequestsPerS: 120.25, P50: 66 * time.Millisecond, P99: 80 * time.Millisecond},
