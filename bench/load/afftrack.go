@@ -52,13 +52,18 @@ func generateArgs(cfg generate.Config) []string {
 	}
 }
 
+// afftrackEnv is the environment of every afftrack command the benchmark
+// runs: the benchmark's own, with AFFTRACK_DB cleared, since each command
+// is given its database with --db and must reach no other.
+func afftrackEnv() []string { return append(os.Environ(), "AFFTRACK_DB=") }
+
 // runGenerate loads the network into dsn with `afftrack generate`, passing
 // its progress to progress, and returns its rate line ("transactions: ...
 // transactions/s ...").
 func runGenerate(ctx context.Context, bin, dsn string, cfg generate.Config, progress io.Writer) (string, error) {
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, append([]string{"generate", "--db", dsn}, generateArgs(cfg)...)...)
-	cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+	cmd.Env = afftrackEnv()
 	cmd.Stdout = io.MultiWriter(&out, progress)
 	cmd.Stderr = progress
 	if err := cmd.Run(); err != nil {
@@ -85,7 +90,7 @@ func runGenerate(ctx context.Context, bin, dsn string, cfg generate.Config, prog
 // this: there the first pass beside a large list is the worst case.
 func settleLifecycle(ctx context.Context, bin, dsn string, progress io.Writer) error {
 	cmd := exec.CommandContext(ctx, bin, "lifecycle", "run", "--db", dsn)
-	cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+	cmd.Env = afftrackEnv()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("afftrack lifecycle run: %w\n%s", err, out)
@@ -116,7 +121,7 @@ func startServer(ctx context.Context, bin, dsn, logPath string, defaultLimits bo
 		args = append(args, "--rate-per-minute", "0", "--rate-per-day", "0", "--rate-concurrent", "0")
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+	cmd.Env = afftrackEnv()
 	cmd.Stderr = logFile
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -147,3 +147,24 @@ func TestPerfTopKeepsTheSampleLines(t *testing.T) {
 		t.Errorf("perfTop (-want +got):\n%s", diff)
 	}
 }
+
+func TestScenarioFloorsDependOnTheBackend(t *testing.T) {
+	tests := []struct {
+		name             string
+		sc               scenario
+		backend          string
+		target, ofBefore float64
+	}{
+		{"SQLite keeps the scenario's target", scenario{Target: 0.3}, "sqlite", 0.3, 0},
+		{"PostgreSQL reads are held to a fraction of the old store's ratio", scenario{Target: 0.3}, "postgres", 0, postgresReadFloor},
+		{"a scenario without a target has no floor on PostgreSQL either", scenario{}, "postgres", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			target, ofBefore := tt.sc.floors(tt.backend)
+			if target != tt.target || ofBefore != tt.ofBefore {
+				t.Errorf("floors(%q) = %v, %v, want %v, %v", tt.backend, target, ofBefore, tt.target, tt.ofBefore)
+			}
+		})
+	}
+}
