@@ -18,7 +18,7 @@ type Click struct {
 	AffiliateID  int64
 	CreativeType CreativeType // Banner or Text Link
 	CreativeID   Null[int64]  // the banner's id; null for a text link
-	Referer      string       // at most MaxRefererLength bytes
+	Referer      string       // at most MaxRefererLength characters
 	IPHash       string       // KeyedIPHash of the customer's address
 	CountryCode  string       // ISO 3166 alpha-3, or "" when unknown
 	CountryName  string
@@ -30,28 +30,20 @@ type Click struct {
 	TrafficType TrafficType
 }
 
-// Limits on what a click keeps of its request.
+// Limits on what a click keeps of its request, in characters.
 const (
 	MaxRefererLength  = 2048
 	MaxUniqueIDLength = 255
 )
 
-// NewClickID returns a click id for a click at t: 32 lowercase hex
-// digits, t's Unix milliseconds in the first 12 and 80 random bits in the
-// rest (the layout of a version 7 UUID). 80 random bits cannot be guessed
-// to steal another affiliate's credit; the time in front makes each new id
-// the largest yet, so the clicks' primary key grows at its end instead of
-// dirtying a random page of a large index with every click, which let the
-// click writer keep up with half again as many redirects a second
-// (docs/performance.md, "A fifth sitting").
-func NewClickID(t time.Time) string {
+// NewClickID returns a new click id: 32 lowercase hex digits of 128
+// random bits, as tracking.md asks. Nothing in an id tells when or where
+// its click happened, and no id can be guessed to steal another
+// affiliate's credit; the price is that the clicks' id index takes each
+// new id at a random place (docs/performance.md, "An eleventh sitting").
+func NewClickID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[6:]) // crypto/rand.Read never fails (Go 1.24)
-	ms := uint64(t.UnixMilli())
-	for i := 5; i >= 0; i-- {
-		b[i] = byte(ms)
-		ms >>= 8
-	}
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
 	return hex.EncodeToString(b[:])
 }
 

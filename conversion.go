@@ -39,7 +39,7 @@ type ConversionItem struct {
 	Category  string
 }
 
-// MaxOrderIDLength bounds a conversion's OrderId.
+// MaxOrderIDLength bounds a conversion's OrderId, in characters.
 const MaxOrderIDLength = 255
 
 // Fingerprint is a digest of everything the merchant reported, so that the

@@ -54,6 +54,11 @@ func (s *Sale) Transaction() (*Transaction, error) {
 		t.ValidationDate = t.ConsumptionDate
 	}
 	t.ValidationDate = t.ValidationDate.AddDate(0, 0, int(p.ValidationDays))
+	if t.ValidationDate.Year() > 9999 {
+		// Every datetime the interface writes has four digits of year.
+		return nil, Errorf(EINVALID, "ConsumptionDate: the validation date, %d days later, would fall after the year 9999",
+			p.ValidationDays)
+	}
 	t.ReportedCurrencyName, _ = CurrencyName(c.CurrencyCode)
 	if click := s.Credit.Click; click != nil {
 		t.CustomerIPAddress = click.IPHash

@@ -262,6 +262,19 @@ func TestSaleTransaction(t *testing.T) {
 			want: func(t *Transaction) { t.ConsumptionDate = time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC) },
 		},
 		{
+			name:     "a ConsumptionDate whose validation date would pass the year 9999 is invalid",
+			sale:     func(s *Sale) { s.Conversion.ConsumptionDate = Some(time.Date(9999, 12, 1, 0, 0, 0, 0, time.UTC)) },
+			wantCode: EINVALID,
+		},
+		{
+			name: "a ConsumptionDate whose validation date is the last day of 9999 is kept",
+			sale: func(s *Sale) { s.Conversion.ConsumptionDate = Some(time.Date(9999, 11, 1, 0, 0, 0, 0, time.UTC)) },
+			want: func(t *Transaction) {
+				t.ConsumptionDate = time.Date(9999, 11, 1, 0, 0, 0, 0, time.UTC)
+				t.ValidationDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC) // 1 November + 60 days
+			},
+		},
+		{
 			name: "zero ValidationDays make the ValidationDate the DateCreated",
 			sale: func(s *Sale) { s.Program.ValidationDays = 0 },
 			want: func(t *Transaction) { t.ValidationDate = convNow },

@@ -20,7 +20,6 @@ import (
 // to the link's destination, with the click recorded behind it.
 func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
 		target := linkTargetParam(kind)
 		affiliateID, err1 := strconv.ParseInt(pathValue(r, "affiliateId"), 10, 64)
 		targetID, err2 := strconv.ParseInt(pathValue(r, target), 10, 64)
@@ -54,7 +53,7 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 		bot := s.crawlers.isCrawler(r.UserAgent())
 		now := s.clock()
 		c := afftrack.Click{
-			ID:           afftrack.NewClickID(now),
+			ID:           afftrack.NewClickID(),
 			Time:         afftrack.WallClock(now, s.location()),
 			MerchantID:   link.MerchantID,
 			AffiliateID:  affiliateID,
@@ -155,15 +154,20 @@ func (s *Server) hashIP(ip netip.Addr) string {
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
-// truncate cuts s to at most n bytes, on a UTF-8 boundary.
+// truncate cuts s to its first n characters: tracking.md counts a
+// sub-id's and a Referer's length in characters, not bytes.
 func truncate(s string, n int) string {
-	if len(s) <= n {
+	if len(s) <= n { // n bytes hold at most n characters
 		return s
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
+	chars := 0
+	for i := range s {
+		if chars == n {
+			return s[:i]
+		}
+		chars++
 	}
-	return s[:n]
+	return s
 }
 
 // trackingPage answers a tracking route with a short plain-text page.

@@ -39,9 +39,11 @@ func checkCookie(t *testing.T, r trResponse, name, value string, attrs ...string
 
 func TestCreditedBannerClick(t *testing.T) {
 	e := newTrackingEnv(t, trOptions{})
-	long := strings.Repeat("u", 300)
-	referer := "https://blog.example.org/" + strings.Repeat("r", 3000)
-	r := e.click("/t/1/b/1?UniqueId=sub1&uniqueid2="+long+"&UNIQUEID3=three&UniqueId4=four",
+	// Lengths are in characters (tracking.md section 2), so a sub-id of
+	// 300 three-byte characters keeps 255 of them, not 255 bytes.
+	long := strings.Repeat("€", 300)
+	referer := "https://blog.example.org/" + strings.Repeat("é", 3000)
+	r := e.click("/t/1/b/1?UniqueId=sub1&uniqueid2="+url.QueryEscape(long)+"&UNIQUEID3=three&UniqueId4=four",
 		"Referer", referer)
 	if r.StatusCode != http.StatusFound {
 		t.Fatalf("status %d %q, want 302", r.StatusCode, r.body)
@@ -61,9 +63,9 @@ func TestCreditedBannerClick(t *testing.T) {
 
 	c := e.waitClick("id", id)
 	want := clickRow{ID: id, MerchantID: 1, AffiliateID: 1, CreativeType: 2, Credited: true,
-		UniqueIDs: [4]string{"sub1", long[:255], "three", "four"}, TrafficType: int64(afftrack.TrafficTypeWebsite)}
+		UniqueIDs: [4]string{"sub1", strings.Repeat("€", 255), "three", "four"}, TrafficType: int64(afftrack.TrafficTypeWebsite)}
 	want.CreativeID.Int64, want.CreativeID.Valid = 1, true
-	want.Referer = referer[:2048]
+	want.Referer = "https://blog.example.org/" + strings.Repeat("é", 2048-len("https://blog.example.org/"))
 	want.IPHash = c.IPHash // checked below
 	if c != want {
 		t.Errorf("click row\n got %+v\nwant %+v", c, want)
@@ -332,14 +334,17 @@ func TestClickNotFound(t *testing.T) {
 			}
 		})
 	}
-	t.Run("POST is 405", func(t *testing.T) {
-		for _, path := range []string{"/t/1/b/1", "/t/1/t/1"} {
+	t.Run("POST is 405 and not to be cached either", func(t *testing.T) {
+		for _, path := range []string{"/t/1/b/1", "/t/1/t/1", "/t/px/1"} {
 			r := e.do(http.MethodPost, path, strings.NewReader(""), "User-Agent", trBrowserUA)
 			if r.StatusCode != http.StatusMethodNotAllowed {
 				t.Errorf("POST %s: %d, want 405", path, r.StatusCode)
 			}
 			if allow := r.Header.Get("Allow"); !strings.Contains(allow, "GET") {
 				t.Errorf("POST %s: Allow %q", path, allow)
+			}
+			if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("POST %s: Cache-Control %q, want no-store", path, cc)
 			}
 		}
 	})

@@ -106,7 +106,6 @@ var pixelGIF = []byte{
 // page's visitor is not the one to tell.
 func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Cache-Control", "no-store")
 	h.Set(headerContentType, "image/gif")
 	h.Set(headerContentLength, strconv.Itoa(len(pixelGIF)))
 	defer func() {

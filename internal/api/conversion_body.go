@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 )
@@ -186,8 +187,9 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 	switch {
 	case c.OrderID == "":
 		return nil, bad("OrderId", "is required")
-	case len(c.OrderID) > afftrack.MaxOrderIDLength:
-		return nil, bad("OrderId", "is %d bytes long; at most %d", len(c.OrderID), afftrack.MaxOrderIDLength)
+	case utf8.RuneCountInString(c.OrderID) > afftrack.MaxOrderIDLength:
+		return nil, bad("OrderId", "is %d characters long; at most %d",
+			utf8.RuneCountInString(c.OrderID), afftrack.MaxOrderIDLength)
 	}
 	if s := v["CurrencyCode"]; s != "" {
 		code := strings.ToUpper(s)

@@ -212,6 +212,8 @@ func TestConversionBadRequest(t *testing.T) {
 		{"CustomerType Old", valid(`,"CustomerType":"Old"`), "CustomerType"},
 		{"ClickId not hex", fmt.Sprintf(`{"ClickId":"nothex","OrderId":"b","SaleValue":10}`), "ClickId"},
 		{"ConsumptionDate yesterday", valid(`,"ConsumptionDate":"yesterday"`), "ConsumptionDate"},
+		{"ConsumptionDate so late the validation date passes 9999", valid(`,"ConsumptionDate":"9999-12-31"`), "ConsumptionDate"},
+		{"OrderId of 256 characters", fmt.Sprintf(`{"ClickId":%q,"OrderId":%q,"SaleValue":10}`, id, strings.Repeat("€", 256)), "OrderId"},
 		{"CustomerCountryCode ZZ", valid(`,"CustomerCountryCode":"ZZ"`), "CustomerCountryCode"},
 		{"a body over 64 KiB", valid(`,"AdditionalNotes":"` + strings.Repeat("n", 70<<10) + `"`), "65536"},
 	}
@@ -246,6 +248,21 @@ func TestConversionFieldNamesIgnoreCase(t *testing.T) {
 	if tx.OrderId != "ci-1" || tx.SaleValue != "25.0000" || len(tx.Items) != 1 || tx.Items[0].Sku != "A" ||
 		tx.Items[0].Quantity != 2 || tx.Items[0].Category != "Shoes" || tx.AffiliateId != 1 {
 		t.Errorf("transaction %+v", tx)
+	}
+}
+
+// TestConversionOrderIdCountsCharacters: OrderId's bound is 255
+// characters (tracking.md section 3), whatever bytes they take.
+func TestConversionOrderIdCountsCharacters(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{})
+	id := e.creditedClick("/t/1/t/1")
+	order := strings.Repeat("€", 255) // 765 bytes
+	r := e.convert(fmt.Sprintf(`{"ClickId":%q,"OrderId":%q,"SaleValue":10}`, id, order))
+	if r.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s, want 201", r.StatusCode, r.body)
+	}
+	if n := e.transactionCount(order); n != 1 {
+		t.Errorf("%d transactions of the OrderId, want 1", n)
 	}
 }
 

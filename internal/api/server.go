@@ -221,7 +221,11 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 			method = http.MethodGet
 		}
 		mux.Handle(method+" "+rt.path, withRoute(rt.path, rt.handler))
-		mux.Handle(rt.path, withRoute(rt.path, s.methodNotAllowed(method)))
+		notAllowed := s.methodNotAllowed(method)
+		if _, ok := rt.handler.(noStore); ok {
+			notAllowed = noStore{notAllowed}
+		}
+		mux.Handle(rt.path, withRoute(rt.path, notAllowed))
 	}
 	mux.Handle("/", http.HandlerFunc(s.notFound))
 

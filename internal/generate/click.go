@@ -63,8 +63,8 @@ func (c *clickState) loadDay(g *Generator) {
 // emitClicks emits the clicks in order of time. Their merchants and
 // affiliates follow the transactions' skew, so a large merchant's
 // affiliates send it most clicks as they send it most sales. A ClickId is
-// the click's sequence number (16 hex digits) then 64 random bits: ids
-// ascend with time, as the primary key's index likes on a bulk load.
+// 128 random bits, as the service's own ids are (afftrack.NewClickID), so
+// the clicks' id index has the shape a live network gives it.
 func (g *Generator) emitClicks(limit int) (int, bool) {
 	c, r := g.clicks, g.clicks.r
 	if cap(g.c.d.Clicks) < limit {
@@ -87,7 +87,7 @@ func (g *Generator) emitClicks(limit int) (int, bool) {
 		u := r.Float64()
 		affID := g.member(m, int(float64(m.members)*u*u*u))
 		var id [16]byte
-		binary.BigEndian.PutUint64(id[:8], c.seq)
+		binary.LittleEndian.PutUint64(id[:8], r.Uint64())
 		binary.LittleEndian.PutUint64(id[8:], r.Uint64())
 		var text [32]byte
 		hex.Encode(text[:], id[:])
