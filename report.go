@@ -24,25 +24,51 @@ type ReportMetrics struct {
 	OverridePending, OverrideApproved, OverrideVoid Money
 }
 
-// AddTransactions adds n transactions of stored state s and their sums.
-func (m *ReportMetrics) AddTransactions(s TransactionStatus2, n int64, sale, commission, override Money) {
+// ErrReportOutOfRange is a report whose sums pass the largest amount
+// the interface carries (922,337,203,685,477.5807): sums are exact, so
+// one that cannot be written is refused rather than wrapped or rounded.
+var ErrReportOutOfRange = &Error{Code: EUNPROCESSABLE,
+	Message: "The report's sums exceed the largest amount, 922337203685477.5807; ask for a shorter range."}
+
+// AddTransactions adds n transactions of stored state s and their sums,
+// or returns ErrReportOutOfRange, leaving m as it was, when a sum would
+// pass the int64 range.
+func (m *ReportMetrics) AddTransactions(s TransactionStatus2, n int64, sale, commission, override Money) error {
+	var count *int64
+	var sums [3]*Money
 	switch s.Status() {
 	case StatusPending:
-		m.TransactionsPending += n
-		m.SaleValuePending += sale
-		m.CommissionPending += commission
-		m.OverridePending += override
+		count, sums = &m.TransactionsPending, [3]*Money{&m.SaleValuePending, &m.CommissionPending, &m.OverridePending}
 	case StatusApproved:
-		m.TransactionsApproved += n
-		m.SaleValueApproved += sale
-		m.CommissionApproved += commission
-		m.OverrideApproved += override
+		count, sums = &m.TransactionsApproved, [3]*Money{&m.SaleValueApproved, &m.CommissionApproved, &m.OverrideApproved}
 	case StatusVoid:
-		m.TransactionsVoid += n
-		m.SaleValueVoid += sale
-		m.CommissionVoid += commission
-		m.OverrideVoid += override
+		count, sums = &m.TransactionsVoid, [3]*Money{&m.SaleValueVoid, &m.CommissionVoid, &m.OverrideVoid}
+	default:
+		return nil
 	}
+	add := [3]Money{sale, commission, override}
+	var out [3]Money
+	for i, sum := range sums {
+		v, ok := addMoney(*sum, add[i])
+		if !ok {
+			return ErrReportOutOfRange
+		}
+		out[i] = v
+	}
+	*count += n
+	for i, sum := range sums {
+		*sum = out[i]
+	}
+	return nil
+}
+
+// addMoney returns a+b and whether it fits an int64.
+func addMoney(a, b Money) (Money, bool) {
+	c := a + b
+	if (b > 0 && c < a) || (b < 0 && c > a) {
+		return 0, false
+	}
+	return c, true
 }
 
 // TrafficTypeReport is one line of the affiliate's report by TrafficType.

@@ -159,6 +159,9 @@ func pixelInput(q query) *conversionInput {
 		"Category": "Category", "Name": "Name", "Brand": "Brand"}
 	counts := map[string]int{}
 	for _, p := range q {
+		if p.badEscape {
+			continue // absent, as get has it
+		}
 		for param, field := range itemParams {
 			if !asciiEqualFold(p.name, param) {
 				continue

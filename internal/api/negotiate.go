@@ -46,7 +46,7 @@ type negotiation struct {
 // and headers.
 func negotiateRequest(r *http.Request, q query) negotiation {
 	accept := strings.Join(r.Header[headerAccept], ",")
-	return negotiate(q.get("contenttype"), accept, r.Header.Get(headerContentType), q.get("callback"))
+	return negotiate(q.raw("contenttype"), accept, r.Header.Get(headerContentType), q.raw("callback"))
 }
 
 // negotiate applies the contract's precedence: the contentType parameter,

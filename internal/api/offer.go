@@ -168,21 +168,22 @@ var offerUniqueIDNames = [4][2]string{
 // offer, and so its program, is known.
 func parseOfferLink(q query) (offerLink, error) {
 	var l offerLink
-	if v := q.get("targetUrl"); v != "" {
+	p := params{q: q}
+	if v := p.value("targetUrl"); v != "" {
 		if afftrack.URLHost(v) == "" {
 			return l, afftrack.Errorf(afftrack.EINVALID, "targetUrl: %q is not an http or https URL", v)
 		}
 		l.target = v
 	}
 	for i, n := range offerUniqueIDNames {
-		v := q.get(n[0])
+		v := p.value(n[0])
 		if c := utf8.RuneCountInString(v); c > afftrack.MaxUniqueIDLength {
 			return l, afftrack.Errorf(afftrack.EINVALID, "%s: is %d characters long; at most %d are allowed",
 				n[0], c, afftrack.MaxUniqueIDLength)
 		}
 		l.unique[i] = v
 	}
-	return l, nil
+	return l, p.err
 }
 
 // offerTrackingURL is the affiliate's link of an offer:

@@ -15,12 +15,17 @@ import (
 // a request carries a handful of parameters.
 type query []queryParam
 
-// queryParam is one parameter whose value is neither empty nor badly
-// escaped, its name unescaped but otherwise as written.
-type queryParam struct{ name, value string }
+// queryParam is one parameter with a non-empty value, its name unescaped
+// but otherwise as written. A value that does not unescape is kept as
+// written and marked, so that a parameter the function reads is a 400
+// rather than silently absent: a client's filter must never be dropped.
+type queryParam struct {
+	name, value string
+	badEscape   bool
+}
 
-// parseQuery parses a raw query string. A pair that does not unescape is
-// skipped, as net/url does, so a bad pair only ever means "absent".
+// parseQuery parses a raw query string. A pair whose name does not
+// unescape is skipped: it can name no parameter.
 func parseQuery(raw string) query {
 	var q query
 	for pair := range strings.SplitSeq(raw, "&") {
@@ -29,30 +34,50 @@ func parseQuery(raw string) query {
 		}
 		name, value, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(name)
-		if err != nil {
-			continue
-		}
-		value, err = url.QueryUnescape(value)
 		if err != nil || value == "" {
 			continue
 		}
-		q = append(q, queryParam{name, value})
+		p := queryParam{name: name, value: value}
+		if p.value, err = url.QueryUnescape(value); err != nil {
+			p.value, p.badEscape = value, true
+		}
+		if p.value != "" {
+			q = append(q, p)
+		}
 	}
 	return q
 }
 
-// get returns the value of the parameter with the given ASCII name, in any
-// ASCII case, or "" when it is absent. Only ASCII letters fold: a name
-// with any other character never matches, so no Unicode case mapping (the
-// dotted capital I lower-cases to i) can make a name that the log's
-// redaction misses (isAPIKeyName) mean the key.
-func (q query) get(name string) string {
+// lookup returns the parameter with the given ASCII name, in any ASCII
+// case, and whether it is there. Only ASCII letters fold: a name with any
+// other character never matches, so no Unicode case mapping (the dotted
+// capital I lower-cases to i) can make a name that the log's redaction
+// misses (isAPIKeyName) mean the key.
+func (q query) lookup(name string) (queryParam, bool) {
 	for _, p := range q {
 		if asciiEqualFold(p.name, name) {
-			return p.value
+			return p, true
 		}
 	}
+	return queryParam{}, false
+}
+
+// get returns the value of the parameter name, or "" when it is absent or
+// badly escaped: for the tracking routes, where a browser's link with a
+// broken sub-id or deep link still leads to the merchant.
+func (q query) get(name string) string {
+	if p, ok := q.lookup(name); ok && !p.badEscape {
+		return p.value
+	}
 	return ""
+}
+
+// raw returns the value of the parameter name as get does, but a badly
+// escaped one as written, for a parameter that is checked against a
+// fixed form (contentType, callback) and so refused as it is.
+func (q query) raw(name string) string {
+	p, _ := q.lookup(name)
+	return p.value
 }
 
 // asciiEqualFold reports whether a and b are equal once their ASCII
@@ -85,14 +110,28 @@ type params struct {
 	err error
 }
 
+// value returns the value of the parameter name, "" when it is absent or
+// an earlier parameter was bad; a badly escaped value is the 400.
+func (p *params) value(name string) string {
+	if p.err != nil {
+		return ""
+	}
+	v, _ := p.q.lookup(name)
+	if v.badEscape {
+		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: %q is not correctly percent-encoded", name, v.value)
+		return ""
+	}
+	return v.value
+}
+
 // date returns the required datetime parameter name (spelled for
 // messages; matched in any case) cut to its date: its time and zone are
 // ignored, as the contract wants.
 func (p *params) date(name string) time.Time {
+	v := p.value(name)
 	if p.err != nil {
 		return time.Time{}
 	}
-	v := p.q.get(name)
 	if v == "" {
 		p.err = afftrack.Errorf(afftrack.EINVALID, "%s: is required", name)
 		return time.Time{}
@@ -122,7 +161,8 @@ func (p *params) dateRange() (from, to time.Time, prop afftrack.DateProperty) {
 	if p.err != nil {
 		return from, to, prop
 	}
-	switch v := p.q.get("dateproperty"); {
+	switch v := p.value("dateProperty"); {
+	case p.err != nil:
 	case v == "", strings.EqualFold(v, "DateCreated"):
 		prop = afftrack.ByDateCreated
 	case strings.EqualFold(v, "DateModified"):
@@ -135,7 +175,7 @@ func (p *params) dateRange() (from, to time.Time, prop afftrack.DateProperty) {
 
 // int64 fills dst from the optional integer parameter name.
 func (p *params) int64(name string, dst *afftrack.Null[int64]) {
-	v := p.q.get(name)
+	v := p.value(name)
 	if p.err != nil || v == "" {
 		return
 	}
@@ -148,9 +188,18 @@ func (p *params) int64(name string, dst *afftrack.Null[int64]) {
 }
 
 // text fills dst from the optional text parameter name. The value is taken
-// whole; the store matches it ignoring case.
+// whole; the store matches it ignoring case. A value with a character no
+// stored text can hold (NUL, another control character, invalid UTF-8)
+// is a 400: it could match nothing, and not every engine can even be
+// asked (PostgreSQL refuses NUL).
 func (p *params) text(name string, dst *afftrack.Null[string]) {
-	if v := p.q.get(name); p.err == nil && v != "" {
+	v := p.value(name)
+	switch {
+	case p.err != nil, v == "":
+	case afftrack.TextProblem(v) >= 0:
+		p.err = afftrack.Errorf(afftrack.EINVALID,
+			"%s: holds a control character or invalid UTF-8, which no stored text has", name)
+	default:
 		*dst = afftrack.Some(v)
 	}
 }
@@ -158,7 +207,7 @@ func (p *params) text(name string, dst *afftrack.Null[string]) {
 // bool fills dst from the optional boolean parameter name: true or false,
 // ignoring case.
 func (p *params) bool(name string, dst *afftrack.Null[bool]) {
-	v := p.q.get(name)
+	v := p.value(name)
 	switch {
 	case p.err != nil, v == "":
 	case strings.EqualFold(v, "true"):
@@ -174,7 +223,7 @@ func (p *params) bool(name string, dst *afftrack.Null[bool]) {
 // parse, one of the root package's Parse functions; names lists the
 // accepted values for the message.
 func paramEnum[T ~uint8](p *params, name string, dst *T, parse func(string) (T, bool), names string) {
-	v := p.q.get(name)
+	v := p.value(name)
 	if p.err != nil || v == "" {
 		return
 	}

@@ -43,6 +43,12 @@ func TestTransactionsParameterErrors(t *testing.T) {
 		{"a non-integer invoiceId", "fromDate=2000-01-01&toDate=2000-01-02&invoiceId=12a", `invoiceId: "12a" is not an integer`},
 		{"an unknown voidReason", "fromDate=2000-01-01&toDate=2000-01-02&voidReason=Boredom", `voidReason: "Boredom" is not one of Attributed to Different Channel, Cancelled Order, Compliance Breach, Fraudulent Transaction, Non-Commissionable Transaction, Order Nonfulfillment, Payment Authorisation Failed, Repeated / Duplicate Order, Returned Order / Unclaimed Shipment, Self Referral, Test Transaction`},
 		{"an unknown amendedReason", "fromDate=2000-01-01&toDate=2000-01-02&amendedReason=Whim", `amendedReason: "Whim" is not one of Cart Items Edited, Incorrect Commission, Incorrect Currency, Incorrect Sale Value, Partial Order Return`},
+		{"a badly escaped fromDate", "fromDate=2000-01-01%zz&toDate=2000-01-02", `fromDate: "2000-01-01%zz" is not correctly percent-encoded`},
+		{"a badly escaped status2", "fromDate=2000-01-01&toDate=2000-01-02&status2=Void%zz", `status2: "Void%zz" is not correctly percent-encoded`},
+		{"a badly escaped affiliateId", "fromDate=2000-01-01&toDate=2000-01-02&affiliateId=2%25%", `affiliateId: "2%25%" is not correctly percent-encoded`},
+		{"a badly escaped orderId", "fromDate=2000-01-01&toDate=2000-01-02&orderId=T1%G0", `orderId: "T1%G0" is not correctly percent-encoded`},
+		{"an orderId with NUL", "fromDate=2000-01-01&toDate=2000-01-02&orderId=T1%00x", `orderId: holds a control character or invalid UTF-8, which no stored text has`},
+		{"an affiliateContactName of invalid UTF-8", "fromDate=2000-01-01&toDate=2000-01-02&affiliateContactName=%FF", `affiliateContactName: holds a control character or invalid UTF-8, which no stored text has`},
 		{"the first bad parameter in table order", "fromDate=2000-01-01&toDate=2000-01-02&amendedReason=Whim&affiliateId=x", `affiliateId: "x" is not an integer`},
 	}
 	for _, tt := range tests {
@@ -314,6 +320,22 @@ func TestTransactionsClientGone(t *testing.T) {
 			}
 			if got := h.limiter.released.Load(); got != 1 {
 				t.Errorf("released = %d after the client went away, want 1", got)
+			}
+		})
+	}
+}
+
+// TestBadlyEscapedFormatParameters: a contentType or callback that does
+// not unescape names no format and no function, so it is refused as
+// written, never dropped in favour of the default.
+func TestBadlyEscapedFormatParameters(t *testing.T) {
+	for _, q := range []string{"contentType=application/xml%zz", "callback=cb%zz"} {
+		t.Run(q+" is a 400", func(t *testing.T) {
+			h := newHarness(t)
+			w := h.do("GET", "/V1/Merchant/Transactions?fromDate=2000-01-01&toDate=2000-01-02&"+q, "X-Api-Key", merchantKey)
+			mustStatus(t, w, http.StatusBadRequest)
+			if msg := jsonMessage(w.Body.String()); !strings.Contains(msg, "%zz") {
+				t.Errorf("message %q does not quote the value", msg)
 			}
 		})
 	}

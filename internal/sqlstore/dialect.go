@@ -126,6 +126,9 @@ type dialect interface {
 	// from this process or another, until release is called.
 	lockMigrations(ctx context.Context, db *sql.DB) (release func(), err error)
 
+	// isOutOfRange reports whether err is an integer result beyond the
+	// BIGINT range, such as a SUM of amounts.
+	isOutOfRange(err error) bool
 	// isUniqueViolation reports whether err is a primary key or unique
 	// constraint violation.
 	isUniqueViolation(err error) bool
@@ -280,6 +283,13 @@ func (sqliteDialect) isUniqueViolation(err error) bool {
 		return false
 	}
 	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// isOutOfRange: SQLite's sum() of integers fails with a plain
+// SQLITE_ERROR that says "integer overflow"; there is no code of its own.
+func (sqliteDialect) isOutOfRange(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_ERROR && strings.Contains(e.Error(), "integer overflow")
 }
 
 // batchParams is moderate on SQLite: a statement costs no round trip
@@ -599,6 +609,13 @@ func (postgresDialect) prepares() bool { return false }
 func (postgresDialect) isUniqueViolation(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == "23505"
+}
+
+// isOutOfRange: numeric_value_out_of_range, which a CAST of a NUMERIC
+// sum to BIGINT raises.
+func (postgresDialect) isOutOfRange(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "22003"
 }
 
 // isCreateRace reports whether err is how PostgreSQL fails a CREATE TABLE

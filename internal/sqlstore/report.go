@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -116,22 +117,30 @@ func (r *reportLines[K, L]) sorted() []L {
 	return out
 }
 
-// each runs query and scan on every grouped row.
+// each runs query and scan on every grouped row. A sum the database
+// cannot hold in a BIGINT is afftrack.ErrReportOutOfRange, as one that
+// passes the range when merged here.
 func (s *ReportService) each(ctx context.Context, what, query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := s.db.query(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("%s report: %w", what, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return fmt.Errorf("%s report: %w", what, err)
+	err := func() error {
+		rows, err := s.db.query(ctx, query, args...)
+		if err != nil {
+			return err
 		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}()
+	switch {
+	case err == nil, errors.Is(err, afftrack.ErrReportOutOfRange):
+		return err
+	case s.db.dialect.isOutOfRange(err):
+		return afftrack.ErrReportOutOfRange
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s report: %w", what, err)
-	}
-	return nil
+	return fmt.Errorf("%s report: %w", what, err)
 }
 
 // addClicks adds n clicks, bots if bot.
@@ -156,9 +165,8 @@ func (s *ReportService) TrafficTypeReport(ctx context.Context, affiliateID int64
 			return err
 		}
 		key := afftrack.TrafficType(tt)
-		lines.line(key, func() afftrack.TrafficTypeReport { return afftrack.TrafficTypeReport{TrafficType: key} }).
+		return lines.line(key, func() afftrack.TrafficTypeReport { return afftrack.TrafficTypeReport{TrafficType: key} }).
 			AddTransactions(afftrack.TransactionStatus2(status2), n, afftrack.Money(sale), afftrack.Money(commission), 0)
-		return nil
 	})
 	if err == nil {
 		err = s.each(ctx, "traffic type", reportTrafficTypeClicks, args, func(rows *sql.Rows) error {
@@ -193,9 +201,8 @@ func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, f
 		if err := rows.Scan(&id, &name, &avatar, &status2, &n, &sale, &commission); err != nil {
 			return err
 		}
-		lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n,
+		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n,
 			afftrack.Money(sale), afftrack.Money(commission), 0)
-		return nil
 	})
 	if err == nil {
 		err = s.each(ctx, "merchant", reportMerchantClicks, args, func(rows *sql.Rows) error {
@@ -229,9 +236,8 @@ func (s *ReportService) AffiliateReport(ctx context.Context, merchantID int64, f
 		if err := rows.Scan(&id, &contact, &business, &status2, &n, &sale, &commission, &override); err != nil {
 			return err
 		}
-		lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n,
+		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n,
 			afftrack.Money(sale), afftrack.Money(commission), afftrack.Money(override))
-		return nil
 	})
 	if err == nil {
 		err = s.each(ctx, "affiliate", reportAffiliateClicks, args, func(rows *sql.Rows) error {

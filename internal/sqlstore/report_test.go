@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/afftrack/afftrack"
@@ -268,4 +269,38 @@ func TestReports(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestReportSumsBeyondTheAmountRange: a sum past the int64 range of
+// amounts is refused, whether the database sums it (one group) or the
+// store merges it (Pending and Locked are both Pending), never wrapped.
+func TestReportSumsBeyondTheAmountRange(t *testing.T) {
+	tests := []struct {
+		name     string
+		statuses [2]afftrack.TransactionStatus2
+	}{
+		{"two Pending transactions summed by the database", [2]afftrack.TransactionStatus2{afftrack.Status2Pending, afftrack.Status2Pending}},
+		{"a Pending and a Locked one merged by the store", [2]afftrack.TransactionStatus2{afftrack.Status2Pending, afftrack.Status2Locked}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" are refused", func(t *testing.T) {
+			eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+				d := reportDataset(t)
+				for i, s := range tt.statuses {
+					r := d.Transactions[4] // merchant 1, affiliate 2, June
+					r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
+					r.Transaction.Status2, r.Transaction.VoidReason = s, 0
+					r.Transaction.SaleValue, r.Transaction.ReportedSaleValue = 1, 1
+					r.Transaction.Commission, r.Transaction.OverrideFee = 0, math.MaxInt64
+					d.Transactions = append(d.Transactions, r)
+				}
+				mustImport(t, db, d)
+				ctx := context.Background()
+				_, err := sqlstore.NewReportService(db).AffiliateReport(ctx, 1, dt(t, "2024-06-01"), dt(t, "2024-06-30"))
+				if afftrack.ErrorCode(err) != afftrack.EUNPROCESSABLE {
+					t.Errorf("AffiliateReport: error %v, want %s", err, afftrack.EUNPROCESSABLE)
+				}
+			})
+		})
+	}
 }
