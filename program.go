@@ -27,6 +27,10 @@ type Program struct {
 	// itself and its subdomains. The TargetURL's and the banners' hosts
 	// are always allowed.
 	AllowedDomains []string
+	// BannerHosts are the hosts of the merchant's banners' TargetUrls, as
+	// the store reads them with the program; not part of the terms an
+	// import sets.
+	BannerHosts    []string
 	CookieDays     int64 // how long a click can be credited
 	ValidationDays int64 // from DateCreated (or a later ConsumptionDate) until a Pending transaction locks
 	Prepaid        bool  // Locked transactions become Approved at once
@@ -178,4 +182,16 @@ type ProgramService interface {
 
 	// SetProgram creates or replaces the merchant's program.
 	SetProgram(ctx context.Context, p *Program) error
+}
+
+// DeepLinkHosts are the hosts any deep link of the merchant may lead to
+// (tracking.md section 1): the TargetUrl's, every banner's and the
+// AllowedDomains, each matching itself and its subdomains.
+func (p *Program) DeepLinkHosts() []string {
+	hosts := make([]string, 0, 1+len(p.BannerHosts)+len(p.AllowedDomains))
+	if h := URLHost(p.TargetURL); h != "" {
+		hosts = append(hosts, h)
+	}
+	hosts = append(hosts, p.BannerHosts...)
+	return append(hosts, p.AllowedDomains...)
 }

@@ -96,8 +96,7 @@ func (s *Server) handleAffiliateMerchant(w http.ResponseWriter, r *http.Request,
 		return err
 	}
 	// The hosts the tracker lets a text link lead to.
-	if err := checkLinkTarget(link, append([]string{afftrack.URLHost(m.Program.TargetURL)},
-		m.Program.AllowedDomains...)); err != nil {
+	if err := checkLinkTarget(link, m.Program.DeepLinkHosts()); err != nil {
 		return err
 	}
 	target := m.Program.TargetURL

@@ -43,8 +43,7 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 		}
 
 		q := stateOf(r).query
-		allowed := append([]string{afftrack.URLHost(link.Program.TargetURL), afftrack.URLHost(link.TargetURL)},
-			link.Program.AllowedDomains...)
+		allowed := append([]string{afftrack.URLHost(link.TargetURL)}, link.Program.DeepLinkHosts()...)
 		dest := afftrack.Destination(q.get("Url"), link.TargetURL, allowed)
 		if dest == "" {
 			trackingPage(w, http.StatusNotFound, "This tracking link leads nowhere.")

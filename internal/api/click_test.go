@@ -203,6 +203,21 @@ func TestTextLinkClick(t *testing.T) {
 			t.Errorf("Location %q, want %s?afftrack_click=<id>", loc, deep)
 		}
 	})
+	// The banners' hosts are the program's (tracking.md section 1): any
+	// link of the merchant may lead there, a text link too.
+	t.Run("deep link to a banner's host from a text link", func(t *testing.T) {
+		deep := "https://promo.bannerhost.example/other"
+		r := e.click("/t/1/t/1?Url=" + url.QueryEscape(deep))
+		if loc := r.Header.Get("Location"); !strings.HasPrefix(loc, deep+"?afftrack_click=") {
+			t.Errorf("Location %q, want %s?afftrack_click=<id>", loc, deep)
+		}
+	})
+	t.Run("deep link to another merchant's banner host is not followed", func(t *testing.T) {
+		r := e.click("/t/1/t/1?Url=" + url.QueryEscape(trBanner2))
+		if loc := r.Header.Get("Location"); !strings.HasPrefix(loc, trTarget1+"&afftrack_click=") {
+			t.Errorf("Location %q, want the default %s&afftrack_click=<id>", loc, trTarget1)
+		}
+	})
 }
 
 func TestDeepLinkIsNeverAnOpenRedirect(t *testing.T) {

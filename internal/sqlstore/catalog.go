@@ -140,8 +140,7 @@ func (s *CatalogService) FindAffiliateBanner(ctx context.Context, affiliateID, i
 		return nil, nil, err
 	}
 	if p != nil {
-		hosts = append(hosts, afftrack.URLHost(p.TargetURL))
-		hosts = append(hosts, p.AllowedDomains...)
+		hosts = append(hosts, p.DeepLinkHosts()...)
 	}
 	return b, hosts, nil
 }

@@ -167,7 +167,8 @@ func TestFindAffiliateBanner(t *testing.T) {
 			b.GroupName != "Summer" || !b.BannerGroupID.Valid || b.Width != 468 {
 			t.Errorf("banner 11 = %+v", b)
 		}
-		if want := []string{"shop.one.example", "shop.one.example", "cdn.shop.one.example", "one.example"}; !cmp.Equal(want, hosts) {
+		// The banner's, the program's, every banner's of the merchant, the AllowedDomains.
+		if want := []string{"shop.one.example", "shop.one.example", "shop.one.example", "cdn.shop.one.example", "one.example"}; !cmp.Equal(want, hosts) {
 			t.Errorf("hosts %q, want %q", hosts, want)
 		}
 		if _, _, err := s.FindAffiliateBanner(ctx, 1, 22, dt(t, "2024-06-10T00:00:00")); err != nil {

@@ -114,6 +114,7 @@ func TestWriteClicks(t *testing.T) {
 
 func TestFindLink(t *testing.T) {
 	p1 := trackingProgram1()
+	p1.BannerHosts = []string{"shop.one.example"} // banner 11's; banner 12 has no target
 	banner := func(aff, id int64) afftrack.LinkKey {
 		return afftrack.LinkKey{AffiliateID: aff, Kind: afftrack.LinkBanner, TargetID: id}
 	}
@@ -145,7 +146,8 @@ func TestFindLink(t *testing.T) {
 			text(1, 1), textLink(1, true)},
 		{"another joined merchant's text link leads to its own program",
 			text(1, 2), &afftrack.Link{MerchantID: 2, TargetURL: "https://two.example/",
-				Program: trackingProgram(2, "https://two.example/"), Eligible: true, TrafficType: afftrack.TrafficTypeWebsite}},
+				Program: programWithBannerHosts(trackingProgram(2, "https://two.example/"), "two.example"), Eligible: true,
+				TrafficType: afftrack.TrafficTypeWebsite}},
 		{"an affiliate that has not joined gets a banner link that does not credit", banner(2, 11),
 			bannerLink(2, 11, "https://shop.one.example/spring", false)},
 		{"an affiliate that has not joined gets a text link that does not credit", text(2, 1), textLink(2, false)},
@@ -255,4 +257,11 @@ func TestIPHashKeyIsPerDatabase(t *testing.T) {
 		}
 		keys = append(keys, k)
 	})
+}
+
+// programWithBannerHosts is p as the store reads it, with its merchant's
+// banners' hosts.
+func programWithBannerHosts(p afftrack.Program, hosts ...string) afftrack.Program {
+	p.BannerHosts = hosts
+	return p
 }

@@ -100,8 +100,7 @@ func (s *OfferService) FindAffiliateOffer(ctx context.Context, kind afftrack.Off
 	}
 	o.AllowedHosts = []string{afftrack.URLHost(o.TargetURL)}
 	if p != nil {
-		o.AllowedHosts = append(o.AllowedHosts, afftrack.URLHost(p.TargetURL))
-		o.AllowedHosts = append(o.AllowedHosts, p.AllowedDomains...)
+		o.AllowedHosts = append(o.AllowedHosts, p.DeepLinkHosts()...)
 	}
 	return o, nil
 }

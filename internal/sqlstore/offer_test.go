@@ -112,7 +112,7 @@ func TestFindAffiliateOffers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"shop.one.example", "shop.one.example", "cdn.shop.one.example", "one.example"}
+			want := []string{"shop.one.example", "shop.one.example", "shop.one.example", "cdn.shop.one.example", "one.example"}
 			if o.ID != 2 || o.AffiliateID != afftrack.Some[int64](7) || !cmp.Equal(want, o.AllowedHosts) {
 				t.Errorf("promotion %d of %v, hosts %q; want 2 of 7, %q", o.ID, o.AffiliateID, o.AllowedHosts, want)
 			}
@@ -169,7 +169,7 @@ func TestFindMerchantOffers(t *testing.T) {
 }
 
 func TestFindOfferLink(t *testing.T) {
-	p1 := trackingProgram1()
+	p1 := programWithBannerHosts(trackingProgram1(), "shop.one.example")
 	key := func(kind afftrack.LinkKind, aff, id int64) afftrack.LinkKey {
 		return afftrack.LinkKey{AffiliateID: aff, Kind: kind, TargetID: id}
 	}
@@ -198,7 +198,8 @@ func TestFindOfferLink(t *testing.T) {
 		{"a Pending membership does not credit", key(afftrack.LinkPromotion, 3, 1),
 			link(1, "https://promo.example/today", p1, false, afftrack.TrafficTypeWebsite)},
 		{"a promotion of merchant 2", key(afftrack.LinkPromotion, 1, 5),
-			link(2, "https://two.example/", trackingProgram(2, "https://two.example/"), true, afftrack.TrafficTypeWebsite)},
+			link(2, "https://two.example/", programWithBannerHosts(trackingProgram(2, "https://two.example/"), "two.example"),
+				true, afftrack.TrafficTypeWebsite)},
 		{"a Suspended merchant's coupon is not found", key(afftrack.LinkCoupon, 1, 5), nil},
 		{"a Suspended merchant's promotion is not found", key(afftrack.LinkPromotion, 1, 6), nil},
 		{"an unknown coupon", key(afftrack.LinkCoupon, 1, 99), nil},

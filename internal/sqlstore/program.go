@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/afftrack/afftrack"
 )
@@ -129,7 +130,36 @@ func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Pr
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
 	}
+	if p.BannerHosts, err = loadBannerHosts(ctx, q, merchantID); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// loadBannerHosts reads the distinct hosts of the merchant's banners'
+// TargetUrls, in order.
+func loadBannerHosts(ctx context.Context, q queryer, merchantID int64) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT target_url FROM banners WHERE merchant_id = $1 AND target_url <> ''`,
+		merchantID)
+	if err != nil {
+		return nil, fmt.Errorf("read banner hosts of merchant %d: %w", merchantID, err)
+	}
+	defer rows.Close()
+	var hosts []string
+	for rows.Next() {
+		var target string
+		if err := rows.Scan(&target); err != nil {
+			return nil, fmt.Errorf("read banner hosts of merchant %d: %w", merchantID, err)
+		}
+		if h := afftrack.URLHost(target); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read banner hosts of merchant %d: %w", merchantID, err)
+	}
+	slices.Sort(hosts)
+	return slices.Compact(hosts), nil
 }
 
 // loadProgramTerms reads what a conversion needs of the merchant's
