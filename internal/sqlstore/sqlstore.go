@@ -1,8 +1,9 @@
 // Package sqlstore implements the afftrack services on SQL databases:
 // SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx), both through
 // database/sql. Both engines share one schema and one set of SQL texts;
-// what differs is kept in dialect.go, and in the few migrations that need
-// a file per engine.
+// what differs is kept in the dialect files (dialect.go, dialect_sqlite.go,
+// dialect_postgres.go) and in the few migrations that need a file per
+// engine.
 //
 // Storage conventions, the same on both engines: every field is a typed
 // column; datetimes are BIGINT milliseconds since the Unix epoch of their
