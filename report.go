@@ -49,26 +49,17 @@ func (m *ReportMetrics) AddTransactions(s TransactionStatus2, n int64, sale, com
 	add := [3]Money{sale, commission, override}
 	var out [3]Money
 	for i, sum := range sums {
-		v, ok := addMoney(*sum, add[i])
+		v, ok := addInt64(int64(*sum), int64(add[i]))
 		if !ok {
 			return ErrReportOutOfRange
 		}
-		out[i] = v
+		out[i] = Money(v)
 	}
 	*count += n
 	for i, sum := range sums {
 		*sum = out[i]
 	}
 	return nil
-}
-
-// addMoney returns a+b and whether it fits an int64.
-func addMoney(a, b Money) (Money, bool) {
-	c := a + b
-	if (b > 0 && c < a) || (b < 0 && c > a) {
-		return 0, false
-	}
-	return c, true
 }
 
 // TrafficTypeReport is one line of the affiliate's report by TrafficType.

@@ -128,10 +128,9 @@ func (s *Sale) priceItems(t *Transaction, rate int64) error {
 				return errOutOfRange("Items.Commission")
 			}
 			it.Commission = ItemMoney(v)
-			if (v > 0 && sum > math.MaxInt64-v) || (v < 0 && sum < math.MinInt64-v) {
+			if sum, ok = addInt64(sum, v); !ok {
 				return errOutOfRange("Commission")
 			}
-			sum += v
 		}
 	}
 	if flat.Valid {
@@ -176,6 +175,15 @@ func ruleCommission(r CommissionRule, sale Money) (Money, bool) {
 
 func errOutOfRange(field string) error {
 	return Errorf(EUNPROCESSABLE, "%s: the amount is out of range.", field)
+}
+
+// addInt64 returns a+b and whether it fits an int64.
+func addInt64(a, b int64) (int64, bool) {
+	c := a + b
+	if (b > 0 && c < a) || (b < 0 && c > a) {
+		return 0, false
+	}
+	return c, true
 }
 
 // mulDivRound returns a*b/d rounded half away from zero, exactly (the

@@ -49,6 +49,10 @@ func (s *CatalogService) FindAffiliateMerchant(ctx context.Context, affiliateID,
 	if len(list) == 0 {
 		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "no such merchant")
 	}
+	// One merchant's targetUrl is checked against its deep-link hosts.
+	if list[0].Program.BannerHosts, err = loadBannerHosts(ctx, s.db.sql, id); err != nil {
+		return nil, err
+	}
 	return list[0], nil
 }
 
@@ -94,7 +98,7 @@ func (s *CatalogService) findMerchants(ctx context.Context, q string, args []any
 	// serves one query at a time.
 	out := []*afftrack.AffiliateMerchant{}
 	for _, m := range list {
-		p, err := loadProgram(ctx, s.db.sql, m.ID)
+		p, err := loadProgramDomains(ctx, s.db.sql, m.ID)
 		if err != nil {
 			return nil, err
 		}

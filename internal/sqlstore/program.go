@@ -109,8 +109,23 @@ func writeProgram(ctx context.Context, q queryer, p *afftrack.Program) error {
 	return nil
 }
 
-// loadProgram reads the merchant's program, or nil if it has none.
+// loadProgram reads the merchant's program with its banners' hosts, or
+// nil if it has none.
 func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
+	p, err := loadProgramDomains(ctx, q, merchantID)
+	if p == nil || err != nil {
+		return p, err
+	}
+	if p.BannerHosts, err = loadBannerHosts(ctx, q, merchantID); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// loadProgramDomains reads the merchant's program with its
+// AllowedDomains but not its banners' hosts, or nil if it has none: for a
+// list of merchants, which leads no deep link anywhere.
+func loadProgramDomains(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
 	p, err := loadProgramTerms(ctx, q, merchantID)
 	if p == nil || err != nil {
 		return p, err
@@ -129,9 +144,6 @@ func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Pr
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
-	}
-	if p.BannerHosts, err = loadBannerHosts(ctx, q, merchantID); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
