@@ -164,7 +164,7 @@ func randomNetwork(rng *rand.Rand) *afftrack.Dataset {
 	}
 	for id := int64(1); id <= banners; id++ {
 		d.Banners = append(d.Banners, afftrack.Banner{ID: id, MerchantID: int64(1 + rng.IntN(nm)),
-			DateCreated: day, DateModified: day, Width: 468, Height: 60})
+			DateCreated: day, DateModified: day, Width: 468, Height: 60, TargetURL: "https://shop.example/"})
 	}
 	for id := int64(1); id <= invoices; id++ {
 		d.Invoices = append(d.Invoices, afftrack.Invoice{ID: id, AffiliateID: int64(1 + rng.IntN(na)), DateCreated: day, DatePaid: day})

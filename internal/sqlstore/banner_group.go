@@ -218,9 +218,23 @@ func (im *importer) bannersGroup(at record, b *afftrack.Banner) (int64, *bannerG
 			return 0, nil, fmt.Errorf("import %s.GroupName: %w", at, err)
 		}
 	}
+	// A group's TargetUrl is required (BannerGroups): the group made here
+	// takes its banner's, else its program's, as a coupon does.
+	target := b.TargetURL
+	if target == "" {
+		var err error
+		if target, err = im.programTarget(b.MerchantID); err != nil {
+			return 0, nil, fmt.Errorf("import %s.TargetUrl: %w", at, err)
+		}
+		if target == "" {
+			return 0, nil, afftrack.Errorf(afftrack.EINVALID,
+				"%s.TargetUrl: is required: merchant %d has no banner group named %q and no program TargetUrl for the group the import makes",
+				at, b.MerchantID, b.GroupName)
+		}
+	}
 	id = im.nextGroupID
-	g := &bannerGroup{merchantID: b.MerchantID, name: b.GroupName, targetURL: b.TargetURL}
-	if err := im.exec(insertBannerGroup, id, b.MerchantID, b.GroupName, b.TargetURL, toMillis(b.DateCreated),
+	g := &bannerGroup{merchantID: b.MerchantID, name: b.GroupName, targetURL: target}
+	if err := im.exec(insertBannerGroup, id, b.MerchantID, b.GroupName, target, toMillis(b.DateCreated),
 		toMillis(b.DateModified)); err != nil {
 		return 0, nil, fmt.Errorf("import %s.GroupName: %w", at, err)
 	}

@@ -38,6 +38,58 @@ func (im *importer) importCoupons(d *afftrack.Dataset) error {
 			c.TermsAndConditions, given); err != nil {
 			return fmt.Errorf("import %s: %w", at, err)
 		}
+		im.coupons[c.ID] = at.index
+	}
+	return nil
+}
+
+// checkCouponCodes fails if two coupons of a merchant share a code in any
+// case, naming a coupon of this import and the other: a customer's code
+// must credit one affiliate, and which one must not depend on which coupon
+// was imported first. It runs once every coupon is written, so a file may
+// swap the codes of two coupons.
+func (im *importer) checkCouponCodes() error {
+	if len(im.coupons) == 0 {
+		return nil
+	}
+	rows, err := im.tx.QueryContext(im.ctx, `SELECT c.id, o.id, c.merchant_id, c.code FROM coupons c
+		JOIN coupons o ON o.merchant_id = c.merchant_id AND o.code_folded = c.code_folded AND o.id <> c.id
+		ORDER BY c.id, o.id`)
+	if err != nil {
+		return fmt.Errorf("import: check coupon codes: %w", err)
+	}
+	defer rows.Close()
+	first, found := -1, ""
+	for rows.Next() {
+		var id, other, merchantID int64
+		var code string
+		if err := rows.Scan(&id, &other, &merchantID, &code); err != nil {
+			return fmt.Errorf("import: check coupon codes: %w", err)
+		}
+		at, ok := im.coupons[id]
+		if !ok {
+			continue
+		}
+		// Of two coupons of the file, the later names the earlier.
+		if oat, ok := im.coupons[other]; ok && oat > at {
+			continue
+		}
+		if first >= 0 && at >= first {
+			continue
+		}
+		o := fmt.Sprintf("coupon %d", other)
+		if oat, ok := im.coupons[other]; ok {
+			o += fmt.Sprintf(" (Coupons[%d])", oat)
+		}
+		first = at
+		found = fmt.Sprintf("Coupons[%d].Code: %q is also the code of %s of merchant %d; a merchant's coupon codes differ in more than case",
+			at, code, o, merchantID)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("import: check coupon codes: %w", err)
+	}
+	if first >= 0 {
+		return afftrack.Errorf(afftrack.EINVALID, "%s", found)
 	}
 	return nil
 }

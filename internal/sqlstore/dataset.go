@@ -176,6 +176,9 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	if err := im.checkDefaultBanners(); err != nil {
 		return afftrack.ImportSummary{}, err
 	}
+	if err := im.checkCouponCodes(); err != nil {
+		return afftrack.ImportSummary{}, err
+	}
 	if im.summary.Transactions > 0 {
 		if err := s.db.dialect.syncTransactionIDs(ctx, tx); err != nil {
 			return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
@@ -218,6 +221,7 @@ type importer struct {
 	groupNames  map[groupKey]int64                // a merchant's group name: its id
 	nextGroupID int64                             // the id of the next group a banner makes; 0 until looked up
 	defaults    map[int64]int                     // banners written DefaultForSize: their index in the file
+	coupons     map[int64]int                     // coupons written: their index in the file
 	traffic     map[[2]int64]afftrack.TrafficType // affiliate and merchant: the membership's, 0 for none
 	sources     sourcesState                      // what is known of membership_traffic_sources
 }
@@ -232,6 +236,7 @@ func newImporter(ctx context.Context, tx *sql.Tx, d dialect, now time.Time) *imp
 		groups:     map[int64]*bannerGroup{},
 		groupNames: map[groupKey]int64{},
 		defaults:   map[int64]int{},
+		coupons:    map[int64]int{},
 		traffic:    map[[2]int64]afftrack.TrafficType{},
 	}
 }

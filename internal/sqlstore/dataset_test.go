@@ -155,7 +155,7 @@ func TestImportReferencesStoredAccounts(t *testing.T) {
 			Memberships: []afftrack.Membership{{AffiliateID: 3, MerchantID: 2, Status: afftrack.MembershipJoined}},
 			Transactions: []afftrack.TransactionRecord{{Transaction: tr, ClaimedContactName: afftrack.Some("John Smith"),
 				ClaimedBusinessName: afftrack.Some("Smith Media")}},
-			Banners:  []afftrack.Banner{{ID: 70, MerchantID: 2, Width: 1, Height: 1}},
+			Banners:  []afftrack.Banner{{ID: 70, MerchantID: 2, Width: 1, Height: 1, TargetURL: "https://two.example/"}},
 			Invoices: []afftrack.Invoice{{ID: 70, AffiliateID: 3}},
 		})
 		want := afftrack.ImportSummary{Memberships: 1, Transactions: 1, Banners: 1, Invoices: 1, NewBannerGroups: 1}

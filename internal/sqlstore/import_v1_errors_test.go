@@ -36,9 +36,15 @@ func TestImportV1SurfaceErrors(t *testing.T) {
 		{"a banner's GroupName that its BannerGroupId's name is not", func(d *afftrack.Dataset) {
 			d.Banners[1].GroupName = "spring"
 		}, `Banners[1].GroupName: "spring" does not match the name of banner group 10, "Spring"`},
+		{"a banner without a TargetUrl whose group the import makes and whose merchant has no program", func(d *afftrack.Dataset) {
+			d.Banners[3].MerchantID, d.Banners[3].GroupName = 3, "Winter"
+		}, `Banners[3].TargetUrl: is required: merchant 3 has no banner group named "Winter" and no program TargetUrl for the group the import makes`},
 		{"two default banners of one merchant and size in the file", func(d *afftrack.Dataset) {
 			d.Banners[1].DefaultForSize = true
 		}, "Banners[1].DefaultForSize: banner 1 (Banners[0]) is also merchant 1's default banner of size Full Banner; a merchant has one per size"},
+		{"two coupons of a merchant whose codes differ only in case", func(d *afftrack.Dataset) {
+			d.Coupons = append(d.Coupons, afftrack.Coupon{ID: 3, MerchantID: 1, Code: "one"})
+		}, `Coupons[2].Code: "one" is also the code of coupon 1 (Coupons[0]) of merchant 1; a merchant's coupon codes differ in more than case`},
 		{"a promotion's unknown merchant", func(d *afftrack.Dataset) { d.Promotions[1].MerchantID = 9 },
 			"Promotions[1].MerchantId: merchant 9 does not exist"},
 		{"a promotion's unknown affiliate", func(d *afftrack.Dataset) { d.Promotions[0].AffiliateID = num(9) },
@@ -130,6 +136,29 @@ func TestImportBannerGroupsAndDefaults(t *testing.T) {
 			if id != 41 {
 				t.Errorf("the new group's id = %d, want 41", id)
 			}
+		})
+	})
+}
+
+func TestImportCouponCodes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		mustImportAt(t, db, v1Now, v1Dataset(t))
+		coupon := func(id, merchantID int64, code string) afftrack.Coupon {
+			return afftrack.Coupon{ID: id, MerchantID: merchantID, Code: code, TargetURL: "https://one.example/"}
+		}
+		t.Run("a code of a stored coupon is refused, naming it", func(t *testing.T) {
+			_, err := importAt(t, db, v1Later, &afftrack.Dataset{Coupons: []afftrack.Coupon{coupon(3, 1, "One")}})
+			wantError(t, err, afftrack.EINVALID,
+				`Coupons[0].Code: "One" is also the code of coupon 1 of merchant 1; a merchant's coupon codes differ in more than case`)
+		})
+		t.Run("another merchant may use the same code", func(t *testing.T) {
+			mustImportAt(t, db, v1Later, &afftrack.Dataset{Coupons: []afftrack.Coupon{coupon(3, 2, "one")}})
+		})
+		t.Run("a file may swap two coupons' codes", func(t *testing.T) {
+			mustImportAt(t, db, v1Later, &afftrack.Dataset{Coupons: []afftrack.Coupon{coupon(2, 2, "ONE"), coupon(3, 2, "two")}})
+		})
+		t.Run("a coupon given again keeps its own code", func(t *testing.T) {
+			mustImportAt(t, db, v1Later, &afftrack.Dataset{Coupons: []afftrack.Coupon{coupon(1, 1, "one")}})
 		})
 	})
 }

@@ -306,9 +306,10 @@ func TestImportV1SurfaceFieldsRoundTrip(t *testing.T) {
 			for id, want := range map[int64]group{
 				10: {1, "Spring", "https://one.example/spring", ms(t, "2024-01-10T00:00:00"), ms(t, "2024-01-11T00:00:00"),
 					sql.Null[int64]{V: ms(t, "2024-12-31T00:00:00"), Valid: true}},
-				// The next free ids, the first banner's TargetUrl and dates.
+				// The next free ids, the first banner's TargetUrl (else its
+				// program's) and dates.
 				11: {1, "Autumn", "https://one.example/autumn", ms(t, "2024-02-01T00:00:00"), ms(t, "2024-02-02T00:00:00"), sql.Null[int64]{}},
-				12: {2, "", "", ms(t, "2024-02-01T00:00:00"), ms(t, "2024-02-02T00:00:00"), sql.Null[int64]{}},
+				12: {2, "", "https://two.example/", ms(t, "2024-02-01T00:00:00"), ms(t, "2024-02-02T00:00:00"), sql.Null[int64]{}},
 			} {
 				var got group
 				scanRow(t, db, `SELECT merchant_id, name, target_url, date_created, date_modified, expiry_date
@@ -329,7 +330,7 @@ func TestImportV1SurfaceFieldsRoundTrip(t *testing.T) {
 				1: {10, "Spring", "https://one.example/spring", true}, // the group's TargetUrl
 				2: {10, "Spring", "https://one.example/b2", false},
 				3: {11, "Autumn", "https://one.example/autumn", false},
-				4: {12, "", "", false},
+				4: {12, "", "https://two.example/", false}, // its program's
 			} {
 				var got banner
 				scanRow(t, db, `SELECT group_id, group_name, target_url, default_for_size FROM banners WHERE id = $1`,
