@@ -201,10 +201,15 @@ func prepareTracking(ctx context.Context, dsn string, n generate.Config) (*track
 		merchants[m], affiliates[aff] = true, true
 	}
 	plan.merchants, plan.affiliates = len(merchants), len(affiliates)
+	codes := map[string]bool{}
 	for i := range creditCount {
 		j := 2 * r.IntN(len(pairs)/2)
 		aff, m := pairs[j], pairs[j+1]
 		code := fmt.Sprintf("LOAD%dX%d", aff, m)
+		if codes[code] { // a merchant's codes are distinct
+			code = fmt.Sprintf("%sN%d", code, i)
+		}
+		codes[code] = true
 		d.Coupons = append(d.Coupons, afftrack.Coupon{ID: int64(benchCouponID + i), MerchantID: m, Code: code,
 			Description: "load benchmark", AffiliateID: afftrack.Some(aff)})
 		plan.coupons = append(plan.coupons, credit{Merchant: m, Field: "CouponCode", Value: code})

@@ -124,6 +124,9 @@ func (g *Generator) setupMerchants(r *rand.Rand) {
 			couponWords[r.IntN(len(couponWords))] + strconv.Itoa(5+5*r.IntN(6)),
 			couponWords[r.IntN(len(couponWords))] + strconv.Itoa(10+r.IntN(90)),
 		}
+		if m.coupons[1] == m.coupons[0] { // a merchant's codes are distinct
+			m.coupons[1] += "X"
+		}
 
 		members := int(math.Round(membershipsPerAffiliate * float64(a) * math.Pow(float64(rank), -membershipSkew) / memberWeight))
 		m.members = min(max(members, 1), a)
