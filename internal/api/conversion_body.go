@@ -108,10 +108,20 @@ func decodeFields(raw []byte, prefix string, known []string) (map[string]json.Ra
 		return nil, afftrack.Errorf(afftrack.EINVALID, "%s must be a JSON object", what)
 	}
 	out := map[string]json.RawMessage{}
+	// The decoder reads a number as far as it is one, so in "SaleValue":01
+	// it is what follows the value that is malformed: the field just read
+	// is named.
+	last := ""
+	malformed := func() error {
+		if last != "" {
+			return afftrack.Errorf(afftrack.EINVALID, "%s%s: the JSON is malformed", prefix, last)
+		}
+		return afftrack.Errorf(afftrack.EINVALID, "%sthe JSON is malformed", prefix)
+	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, afftrack.Errorf(afftrack.EINVALID, "%sthe JSON is malformed", prefix)
+			return nil, malformed()
 		}
 		name, _ := tok.(string)
 		field := ""
@@ -121,6 +131,9 @@ func decodeFields(raw []byte, prefix string, known []string) (map[string]json.Ra
 			}
 		}
 		if field == "" {
+			if name == "" {
+				name = `""`
+			}
 			return nil, afftrack.Errorf(afftrack.EINVALID, "%s%s: is not a field; the fields are %s",
 				prefix, name, strings.Join(known, ", "))
 		}
@@ -132,9 +145,10 @@ func decodeFields(raw []byte, prefix string, known []string) (map[string]json.Ra
 			return nil, afftrack.Errorf(afftrack.EINVALID, "%s%s: the JSON is malformed", prefix, field)
 		}
 		out[field] = v
+		last = field
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, afftrack.Errorf(afftrack.EINVALID, "%sthe JSON is malformed", prefix)
+		return nil, malformed()
 	}
 	if prefix == "" {
 		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -154,6 +168,12 @@ func scalar(name string, raw json.RawMessage) (string, bool, error) {
 	case isNull(raw):
 		return "", false, nil
 	case len(raw) > 0 && raw[0] == '"':
+		// The decoder would turn invalid UTF-8 and a lone surrogate into
+		// U+FFFD, so two different OrderIds could become one.
+		if !storableJSONString(raw) {
+			return "", false, afftrack.Errorf(afftrack.EINVALID,
+				"%s: holds a character that cannot be stored (invalid UTF-8 or a lone UTF-16 surrogate)", name)
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", false, afftrack.Errorf(afftrack.EINVALID, "%s: is not a valid string", name)
@@ -162,7 +182,65 @@ func scalar(name string, raw json.RawMessage) (string, bool, error) {
 	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
 		return string(raw), true, nil
 	}
-	return "", false, afftrack.Errorf(afftrack.EINVALID, "%s: must be a string or a number", name)
+	base := name[strings.LastIndexByte(name, '.')+1:]
+	if conversionNumbers[base] || itemNumbers[base] {
+		return "", false, afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON number", name)
+	}
+	return "", false, afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON string", name)
+}
+
+// storableJSONString reports whether a JSON string literal, quotes
+// included, is valid UTF-8 whose \u escapes pair every UTF-16 surrogate.
+func storableJSONString(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	hex4 := func(b []byte) (rune, bool) {
+		var r rune
+		for _, c := range b {
+			switch {
+			case '0' <= c && c <= '9':
+				r = r<<4 | rune(c-'0')
+			case 'a' <= c && c <= 'f':
+				r = r<<4 | rune(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				r = r<<4 | rune(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return r, true
+	}
+	// escape returns the rune of a \u escape at raw[i:], if there is one.
+	escape := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		return hex4(raw[i+2 : i+6])
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := escape(i)
+		if !ok {
+			i++ // another escape: skip its letter, which may be a backslash
+			continue
+		}
+		switch {
+		case 0xD800 <= r && r < 0xDC00:
+			low, ok := escape(i + 6)
+			if !ok || low < 0xDC00 || low > 0xDFFF {
+				return false
+			}
+			i += 11
+		case 0xDC00 <= r && r <= 0xDFFF:
+			return false
+		default:
+			i += 5
+		}
+	}
+	return true
 }
 
 // conversion checks an input against tracking.md section 3 and returns
@@ -263,8 +341,9 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 		}
 	case len(c.Items) > 0:
 		c.SaleValue = afftrack.Money(sum * 100)
-		if c.SaleValue <= 0 {
-			return nil, bad("SaleValue", "the Items' SaleValue add up to %s; a sale is greater than 0", afftrack.ItemMoney(sum))
+		if c.SaleValue <= 0 || c.SaleValue > maxAmount {
+			return nil, bad("SaleValue", "the Items' SaleValue add up to %s; a sale must be greater than 0 and at most %d",
+				afftrack.ItemMoney(sum), maxAmount/10_000)
 		}
 	default:
 		return nil, bad("SaleValue", "is required (or Items, whose SaleValue add up to it)")

@@ -215,6 +215,15 @@ func TestConversionBadRequest(t *testing.T) {
 		{"ConsumptionDate so late the validation date passes 9999", valid(`,"ConsumptionDate":"9999-12-31"`), "ConsumptionDate"},
 		{"OrderId of 256 characters", fmt.Sprintf(`{"ClickId":%q,"OrderId":%q,"SaleValue":10}`, id, strings.Repeat("€", 256)), "OrderId"},
 		{"CustomerCountryCode ZZ", valid(`,"CustomerCountryCode":"ZZ"`), "CustomerCountryCode"},
+		{"OrderId with invalid UTF-8", fmt.Sprintf("{\"ClickId\":%q,\"OrderId\":\"b\xff\",\"SaleValue\":10}", id), "OrderId"},
+		{"OrderId with a lone surrogate", fmt.Sprintf(`{"ClickId":%q,"OrderId":"b\ud800","SaleValue":10}`, id), "OrderId"},
+		{"OrderId with a lone low surrogate", fmt.Sprintf(`{"ClickId":%q,"OrderId":"b\uDC00x","SaleValue":10}`, id), "OrderId"},
+		{"OrderId with a high surrogate before a letter", fmt.Sprintf(`{"ClickId":%q,"OrderId":"b\ud83dx","SaleValue":10}`, id), "OrderId"},
+		{"AdditionalNotes with invalid UTF-8", valid("," + "\"AdditionalNotes\":\"\xfe\""), "AdditionalNotes"},
+		{"SaleValue with a leading zero", fmt.Sprintf(`{"ClickId":%q,"OrderId":"b","SaleValue":01}`, id), "SaleValue"},
+		{"SaleValue in hexadecimal", fmt.Sprintf(`{"ClickId":%q,"OrderId":"b","SaleValue":0x10}`, id), "SaleValue"},
+		{"an empty field name", valid(`,"":1`), `""`},
+		{"Items adding up past the largest sale", items(`[` + strings.TrimSuffix(strings.Repeat(`{"SaleValue":999999999999.99},`, 2), ",") + `]`), "SaleValue"},
 		{"a body over 64 KiB", valid(`,"AdditionalNotes":"` + strings.Repeat("n", 70<<10) + `"`), "65536"},
 	}
 	for _, tt := range tests {
@@ -229,6 +238,12 @@ func TestConversionBadRequest(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a boolean where a number goes is told so", func(t *testing.T) {
+		r := e.convert(fmt.Sprintf(`{"ClickId":%q,"OrderId":"b","SaleValue":true}`, id))
+		if msg := message(r.body); msg != "SaleValue: must be a JSON number" {
+			t.Errorf("message %q, want %q", msg, "SaleValue: must be a JSON number")
+		}
+	})
 	if n := e.transactionCount("bad-x") + e.transactionCount("b"); n != 0 {
 		t.Errorf("%d transactions stored by bad requests", n)
 	}

@@ -1,0 +1,24 @@
+package api
+
+import "testing"
+
+func TestStorableJSONString(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want bool
+	}{
+		{`"plain"`, true},
+		{`"a surrogate pair \ud83d\ude00"`, true},
+		{`"an escaped backslash before u \\ud800"`, true},
+		{`"escapes \n \" \/ \u00e9"`, true},
+		{`"a lone high surrogate \ud800"`, false},
+		{`"a lone low surrogate \udc00"`, false},
+		{`"two high surrogates \ud800\ud800"`, false},
+		{"\"invalid UTF-8 \xff\"", false},
+	}
+	for _, tt := range tests {
+		if got := storableJSONString([]byte(tt.raw)); got != tt.want {
+			t.Errorf("storableJSONString(%s) = %v, want %v", tt.raw, got, tt.want)
+		}
+	}
+}
