@@ -49,6 +49,14 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			trackingPage(w, http.StatusNotFound, "This tracking link leads nowhere.")
 			return
 		}
+		if r.Method == http.MethodHead {
+			// A link checker's or a preview's request, not a customer's
+			// visit: it learns where the link leads, and nothing is
+			// recorded, credited or set.
+			w.Header().Set("Location", dest)
+			w.WriteHeader(http.StatusFound)
+			return
+		}
 		bot := s.crawlers.isCrawler(r.UserAgent())
 		now := s.clock()
 		c := afftrack.Click{

@@ -363,6 +363,21 @@ func TestClickNotFound(t *testing.T) {
 			}
 		}
 	})
+	t.Run("every other answer under the tracking path is not to be cached", func(t *testing.T) {
+		for _, path := range []string{"/t", "/T/1/x/1", "/t/px/", "/t/1/b/"} {
+			r := e.do(http.MethodGet, path, nil, "User-Agent", trBrowserUA)
+			if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+				t.Errorf("GET %s: %d with Cache-Control %q, want no-store", path, r.StatusCode, cc)
+			}
+		}
+		r := e.do(http.MethodGet, "/t/1/t/1", strings.NewReader("x"), "User-Agent", trBrowserUA)
+		if cc := r.Header.Get("Cache-Control"); r.StatusCode != http.StatusBadRequest || cc != "no-store" {
+			t.Errorf("GET with a body: %d with Cache-Control %q, want 400 and no-store", r.StatusCode, cc)
+		}
+		if r := e.do(http.MethodGet, "/tx/1", nil); r.Header.Get("Cache-Control") != "" {
+			t.Errorf("GET /tx/1, beside the tracking path: Cache-Control %q, want none", r.Header.Get("Cache-Control"))
+		}
+	})
 }
 
 func TestClickIsCreditableAtOnce(t *testing.T) {
@@ -399,5 +414,27 @@ func TestClickWithOddBytesIsStored(t *testing.T) {
 			e.waitClick("id", after)
 			e.waitClick("id", clickIDOf(odd.Header.Get("Location")))
 		})
+	}
+}
+
+func TestClickHeadRecordsNothing(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{})
+	r := e.do(http.MethodHead, "/t/1/t/1?UniqueId=head-check", nil, "User-Agent", trBrowserUA)
+	if r.StatusCode != http.StatusFound || r.Header.Get("Location") == "" {
+		t.Fatalf("HEAD: %d with Location %q, want 302 to the landing page", r.StatusCode, r.Header.Get("Location"))
+	}
+	if id := clickIDOf(r.Header.Get("Location")); id != "" || len(r.Header.Values("Set-Cookie")) != 0 {
+		t.Errorf("HEAD: click id %q in Location, cookies %v; want neither", id, r.Header.Values("Set-Cookie"))
+	}
+	// Clicks are written in order: once a later one is stored, the HEAD's
+	// would be too, had it been recorded.
+	e.click("/t/1/t/1?UniqueId=after-head")
+	e.waitClick("unique_id", "after-head")
+	var n int
+	if err := e.db.SQL().QueryRow(`SELECT COUNT(*) FROM clicks WHERE unique_id = 'head-check'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("HEAD recorded %d clicks, want none", n)
 	}
 }

@@ -112,12 +112,19 @@ func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(pixelGIF)
 	}()
+	if r.Method == http.MethodHead {
+		return // a prefetch or a link checker: no sale is recorded
+	}
 	merchantID, err := strconv.ParseInt(pathValue(r, "merchantId"), 10, 64)
 	if err != nil || merchantID < 1 {
 		s.pixelOutcome(r, 0, "invalid", afftrack.Errorf(afftrack.EINVALID, "merchantId: not an id"))
 		return
 	}
-	in := pixelInput(stateOf(r).query)
+	in, err := pixelInput(stateOf(r).query)
+	if err != nil {
+		s.pixelOutcome(r, merchantID, "invalid", err)
+		return
+	}
 	if in.values["ClickId"] == "" {
 		if ck, err := r.Cookie("afftrack_" + strconv.FormatInt(merchantID, 10)); err == nil {
 			in.values["ClickId"] = ck.Value
@@ -148,11 +155,23 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 // pixelInput reads a pixel's query: the conversion's fields by name, and
 // the items from Sku, Quantity, ItemSaleValue and Category repeated in
 // order (the n-th of each makes the n-th item).
-func pixelInput(q query) *conversionInput {
+func pixelInput(q query) (*conversionInput, error) {
 	in := &conversionInput{values: map[string]string{}, isNum: map[string]bool{}}
 	for _, f := range conversionFields {
 		if v := q.get(f); v != "" && f != "Items" {
 			in.values[f] = v
+		}
+	}
+	// A field given twice with two values is refused, as in a body: which
+	// one the merchant meant cannot be told.
+	for _, p := range q {
+		if p.badEscape || p.value == "" {
+			continue
+		}
+		for f, v := range in.values {
+			if asciiEqualFold(p.name, f) && p.value != v {
+				return nil, afftrack.Errorf(afftrack.EINVALID, "%s: is given twice, as %q and %q", f, v, p.value)
+			}
 		}
 	}
 	itemParams := map[string]string{"Sku": "Sku", "Quantity": "Quantity", "ItemSaleValue": "SaleValue",
@@ -178,5 +197,5 @@ func pixelInput(q query) *conversionInput {
 			in.items[i][field] = p.value
 		}
 	}
-	return in
+	return in, nil
 }

@@ -99,6 +99,8 @@ func TestPixel(t *testing.T) {
 		{"a non-numeric merchant", "/t/px/abc?ClickId=" + id + "&OrderId=px-bad-7&SaleValue=10", "px-bad-7", nil},
 		{"an unknown merchant", "/t/px/999?ClickId=" + id + "&OrderId=px-bad-8&SaleValue=10", "", nil},
 		{"a huge merchant id", "/t/px/99999999999999999999?OrderId=x", "", nil},
+		{"a SaleValue given twice", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-9&SaleValue=5&salevalue=6", "px-bad-9", nil},
+		{"an OrderId given twice", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-10&OrderId=px-bad-11&SaleValue=5", "px-bad-10", nil},
 		{"garbage in the query", "/t/px/1?%zz=%zz&OrderId=" + url.QueryEscape("\x00") + "&SaleValue=1e400", "", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,10 +112,19 @@ func TestPixel(t *testing.T) {
 			}
 		})
 	}
-	t.Run("HEAD", func(t *testing.T) {
-		r := e.do(http.MethodHead, "/t/px/1", nil)
+	t.Run("HEAD answers the GIF's headers and records nothing", func(t *testing.T) {
+		r := e.do(http.MethodHead, "/t/px/1?ClickId="+id+"&OrderId=px-head&SaleValue=5", nil)
 		if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/gif" {
 			t.Errorf("HEAD: %d %q", r.StatusCode, r.Header.Get("Content-Type"))
+		}
+		if n := e.transactionCount("px-head"); n != 0 {
+			t.Errorf("HEAD stored %d transactions", n)
+		}
+	})
+	t.Run("a field given twice with the same value is one", func(t *testing.T) {
+		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-twice&SaleValue=5&SaleValue=5"))
+		if n := e.transactionCount("px-twice"); n != 1 {
+			t.Errorf("%d transactions stored, want 1", n)
 		}
 	})
 }

@@ -22,9 +22,9 @@ type route struct {
 // path a 404. Its paths are the route labels of the metrics.
 func (s *Server) routes() []route {
 	routes := []route{
-		{"", "/v1/merchant/transactions", s.authenticated(afftrack.KindMerchant, s.handleTransactions)},
+		{"", "/v1/merchant/transactions", s.authenticatedList(afftrack.KindMerchant, s.handleTransactions)},
 		{"", "/v1/merchant/transactions/{id}", s.authenticated(afftrack.KindMerchant, s.handleTransaction)},
-		{"", "/v1/affiliate/transactions", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateTransactions)},
+		{"", "/v1/affiliate/transactions", s.authenticatedList(afftrack.KindAffiliate, s.handleAffiliateTransactions)},
 		{"", "/v1/affiliate/transactions/{id}", s.authenticated(afftrack.KindAffiliate, s.handleAffiliateTransaction)},
 		{"", "/v1/affiliate/banners", s.authenticated(afftrack.KindAffiliate, s.handleBanners)},
 		{"", "/v1/affiliate/invoices", s.authenticated(afftrack.KindAffiliate, s.handleInvoices)},
@@ -39,11 +39,11 @@ func (s *Server) routes() []route {
 		t := strings.ToLower(s.trackingPath)
 		routes = append(routes,
 			route{http.MethodPost, "/v1/merchant/conversions", s.authenticatedWrite(afftrack.KindMerchant, s.handleConversion)},
-			route{"", t + "/{affiliateId}/b/{bannerId}", noStore{s.handleClick(afftrack.LinkBanner)}},
-			route{"", t + "/{affiliateId}/t/{merchantId}", noStore{s.handleClick(afftrack.LinkTextLink)}},
-			route{"", t + "/px/{merchantId}", noStore{http.HandlerFunc(s.handlePixel)}},
-			route{"", t + "/{affiliateId}/c/{couponId}", noStore{s.handleClick(afftrack.LinkCoupon)}},
-			route{"", t + "/{affiliateId}/o/{promotionId}", noStore{s.handleClick(afftrack.LinkPromotion)}},
+			route{"", t + "/{affiliateId}/b/{bannerId}", s.handleClick(afftrack.LinkBanner)},
+			route{"", t + "/{affiliateId}/t/{merchantId}", s.handleClick(afftrack.LinkTextLink)},
+			route{"", t + "/px/{merchantId}", http.HandlerFunc(s.handlePixel)},
+			route{"", t + "/{affiliateId}/c/{couponId}", s.handleClick(afftrack.LinkCoupon)},
+			route{"", t + "/{affiliateId}/o/{promotionId}", s.handleClick(afftrack.LinkPromotion)},
 		)
 	}
 	if s.svc.Reports != nil {
@@ -91,17 +91,6 @@ func (s *Server) routes() []route {
 		routes = append(routes, route{"", "/metrics", s.svc.Metrics})
 	}
 	return routes
-}
-
-// noStore marks a tracking route: every answer on its path, a 405 too,
-// carries Cache-Control: no-store (tracking.md section 2), so no cache
-// keeps a click's redirect, cookie or click id for the next customer.
-type noStore struct{ http.Handler }
-
-// ServeHTTP sets the header and serves the request.
-func (h noStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	h.Handler.ServeHTTP(w, r)
 }
 
 // methodNotAllowed answers a known path asked with another method than

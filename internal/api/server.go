@@ -221,11 +221,7 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 			method = http.MethodGet
 		}
 		mux.Handle(method+" "+rt.path, withRoute(rt.path, rt.handler))
-		notAllowed := s.methodNotAllowed(method)
-		if _, ok := rt.handler.(noStore); ok {
-			notAllowed = noStore{notAllowed}
-		}
-		mux.Handle(rt.path, withRoute(rt.path, notAllowed))
+		mux.Handle(rt.path, withRoute(rt.path, s.methodNotAllowed(method)))
 	}
 	mux.Handle("/", http.HandlerFunc(s.notFound))
 
