@@ -131,7 +131,18 @@ func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Co
 	}
 	sale := afftrack.Sale{Conversion: c, Program: p, Credit: credit, NetworkCurrency: s.currency, Now: now}
 	var a creditedAffiliate
-	if sale.Membership, a, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID); err != nil {
+	sale.Membership, a, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID)
+	if err != nil && credit.Method == afftrack.TrackingMethodClickless && c.ClickID != "" &&
+		afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE {
+		// An exclusive coupon whose affiliate cannot be credited is no
+		// better than one out of its dates: the click credits, if it can.
+		if credit, err = afftrack.Attribute(c, p, nil, click, now); err != nil {
+			return nil, err
+		}
+		sale.Credit = credit
+		sale.Membership, a, err = creditedMembership(ctx, q, c.MerchantID, credit.AffiliateID)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if credit.Click != nil {

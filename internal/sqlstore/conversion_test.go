@@ -68,6 +68,9 @@ func conversionLoaded(t *testing.T, db *sqlstore.DB) {
 	if err := sqlstore.NewClickService(db).WriteClicks(context.Background(), conversionClicks(t)); err != nil {
 		t.Fatal(err)
 	}
+	// An exclusive coupon of affiliate 4, who is Suspended.
+	mustImport(t, db, &afftrack.Dataset{Coupons: []afftrack.Coupon{{ID: 4, MerchantID: 1, Code: "DAN",
+		AffiliateID: afftrack.Some[int64](4)}}})
 }
 
 // storedCounts returns the rows of transactions and of conversions.
@@ -354,6 +357,16 @@ func TestRecordConversion(t *testing.T) {
 				t.Errorf("credit (-want +got):\n%s", diff)
 			}
 		})
+		t.Run("an exclusive coupon of a suspended affiliate gives way to the click", func(t *testing.T) {
+			c := aud(clickText, "ORD-7", 100000)
+			c.CouponCode = "dan"
+			got, created := recordConversion(t, s, db, c)
+			if !created || got.AffiliateID != 1 || got.TrackingMethod != afftrack.TrackingMethodServer ||
+				got.CreativeType != afftrack.CreativeTypeTextLink || got.CouponCode != afftrack.Some("dan") {
+				t.Errorf("created %v, affiliate %d by %v through %v with CouponCode %v; want a new transaction of affiliate 1 by Server through Text Link, keeping the code",
+					created, got.AffiliateID, got.TrackingMethod, got.CreativeType, got.CouponCode)
+			}
+		})
 	})
 }
 
@@ -387,6 +400,8 @@ func TestRecordConversionUnprocessable(t *testing.T) {
 		{"an unknown coupon without a click", withCoupon(conv(1, 0, "U-7"), "NOPE")},
 		{"another merchant's exclusive coupon", withCoupon(conv(2, 0, "U-8"), "ANN10")},
 		{"neither a click nor a coupon", conv(1, 0, "U-9")},
+		{"a suspended affiliate's exclusive coupon without a click", withCoupon(conv(1, 0, "U-13"), "DAN")},
+		{"a suspended affiliate's exclusive coupon with a click that does not credit", withCoupon(conv(1, clickExpired, "U-14"), "DAN")},
 		{"a currency without any rate", withCurrency(conv(1, clickBanner, "U-10"), "EUR")},
 		{"a merchant without a program", conv(3, clickNoProgram, "U-11")},
 		{"a program whose Commission has neither Percent nor Flat", conv(7, clickNoTerms, "U-12")},
