@@ -20,11 +20,27 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, account *afftrack.A
 // (429), then the negotiation parameters (400); the handler checks its own
 // parameters (400) and then looks up (404).
 func (s *Server) authenticated(kind afftrack.AccountKind, h apiHandler) http.Handler {
-	return s.guarded(kind, true, h)
+	return s.guarded(kind, guardLimited, h)
 }
 
-// guarded runs h after authentication and, when limited, the rate limit.
-func (s *Server) guarded(kind afftrack.AccountKind, limited bool, h apiHandler) http.Handler {
+// authenticatedList is authenticated for a function that streams a
+// transaction list: it holds one of the server's list slots, taken before
+// the rate limit, so that a call refused for want of one (503) is not
+// counted, as only accepted calls count.
+func (s *Server) authenticatedList(kind afftrack.AccountKind, h apiHandler) http.Handler {
+	return s.guarded(kind, guardLimited|guardList, h)
+}
+
+// guard says what guarded checks beside authentication.
+type guard uint8
+
+const (
+	guardLimited guard = 1 << iota // the rate limit applies
+	guardList                      // the function holds a list slot
+)
+
+// guarded runs h after authentication and the checks g names.
+func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
 		if s.refuseGuesser(w, r) {
@@ -39,7 +55,17 @@ func (s *Server) guarded(kind afftrack.AccountKind, limited bool, h apiHandler) 
 			return
 		}
 		st.account = account
-		if limited {
+		if g&guardList != 0 {
+			release, ok := s.acquireList()
+			if !ok {
+				s.reportBudget(w, r, account)
+				w.Header().Set(headerRetryAfter, "1")
+				s.writeError(w, r, errBusy())
+				return
+			}
+			defer release()
+		}
+		if g&guardLimited != 0 {
 			if err := s.admit(w, r, account); err != nil {
 				s.writeError(w, r, err)
 				return
@@ -60,7 +86,7 @@ func (s *Server) guarded(kind afftrack.AccountKind, limited bool, h apiHandler) 
 // authenticatedWrite is authenticated for a function that writes: the
 // same checks, but the call does not count against the read rate limits.
 func (s *Server) authenticatedWrite(kind afftrack.AccountKind, h apiHandler) http.Handler {
-	return s.guarded(kind, false, h)
+	return s.guarded(kind, 0, h)
 }
 
 // authenticate returns the active account of the given kind that owns the

@@ -116,6 +116,13 @@ func TestListStreamsAreBounded(t *testing.T) {
 	if !strings.Contains(w.Body.String(), "busy") {
 		t.Errorf("body %s does not say the service is busy", w.Body.String())
 	}
+	// Only accepted calls count: the refused one reports the budget and
+	// does not spend it.
+	before := w.Header().Get("X-RateLimit-Remaining")
+	w = h.do("GET", listTarget, "X-Api-Key", otherMerchantKey)
+	if after := w.Header().Get("X-RateLimit-Remaining"); before == "" || after != before {
+		t.Errorf("X-RateLimit-Remaining %q after one refused list and %q after another, want the same", before, after)
+	}
 	cancel()
 	<-done
 }

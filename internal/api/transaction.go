@@ -57,15 +57,10 @@ func (s *Server) respondTransaction(w http.ResponseWriter, r *http.Request, stat
 }
 
 // streamTransactions writes a TransactionArray as find hands the stream
-// transactions, holding one of the server's list slots meanwhile.
+// transactions; its route holds one of the server's list slots
+// (authenticatedList).
 func (s *Server) streamTransactions(w http.ResponseWriter, r *http.Request, enc transactionEncoding,
 	find func(*transactionStream) error) error {
-	release, ok := s.acquireList()
-	if !ok {
-		w.Header().Set(headerRetryAfter, "1")
-		return errBusy()
-	}
-	defer release()
 	ts := newTransactionStream(w, stateOf(r), enc)
 	if err := find(ts); err != nil {
 		if !ts.started() {
