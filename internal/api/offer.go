@@ -170,7 +170,14 @@ func parseOfferLink(q query) (offerLink, error) {
 	var l offerLink
 	p := params{q: q}
 	if v := p.value("targetUrl"); v != "" {
-		if afftrack.URLHost(v) == "" {
+		switch {
+		case len(v) > afftrack.MaxDeepLinkLength:
+			return l, afftrack.Errorf(afftrack.EINVALID, "targetUrl: is %d bytes long; at most %d",
+				len(v), afftrack.MaxDeepLinkLength)
+		case strings.ContainsFunc(v, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '\\' }):
+			return l, afftrack.Errorf(afftrack.EINVALID,
+				"targetUrl: %q holds a space, a control character or a backslash, which a link must percent-encode", v)
+		case afftrack.URLHost(v) == "":
 			return l, afftrack.Errorf(afftrack.EINVALID, "targetUrl: %q is not an http or https URL", v)
 		}
 		l.target = v

@@ -3,6 +3,7 @@ package importfile
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/afftrack/afftrack"
 )
@@ -12,6 +13,9 @@ func parseMerchant(r *record) (afftrack.MerchantRecord, *afftrack.Program) {
 	var m afftrack.MerchantRecord
 	m.ID = r.id("Id")
 	m.Name = r.str("Name", true)
+	if r.err == nil && strings.TrimSpace(m.Name) == "" {
+		r.fail("Name", "must not be empty")
+	}
 	m.AvatarURL = r.url("AvatarUrl")
 	m.Status = accountStatus(r)
 	m.RateLimit = rateLimit(r)
@@ -59,6 +63,9 @@ func parseAffiliate(r *record) afftrack.AffiliateRecord {
 	var a afftrack.AffiliateRecord
 	a.ID = r.id("Id")
 	a.ContactName = r.str("ContactName", true)
+	if r.err == nil && strings.TrimSpace(a.ContactName) == "" {
+		r.fail("ContactName", "must not be empty")
+	}
 	a.BusinessName = r.str("BusinessName", false)
 	a.Status = accountStatus(r)
 	a.GSTRegistered = r.bool("GstRegistered")

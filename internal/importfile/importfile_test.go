@@ -170,6 +170,8 @@ func TestParseRejectsBadRecords(t *testing.T) {
 		{"a quoted id", `{"Merchants": [{"Id": "1", "Name": "x"}]}`, `Merchants[0].Id: "1" is not an integer`},
 		{"an id beyond int64", `{"Merchants": [{"Id": 9223372036854775808, "Name": "x"}]}`, "is not an integer"},
 		{"an unknown field", `{"Merchants": [{"Id": 1, "Name": "x", "Nmae": "y"}]}`, "Merchants[0].Nmae: is not a field of this record"},
+		{"an empty merchant name", `{"Merchants": [{"Id": 1, "Name": "  "}]}`, "Merchants[0].Name: must not be empty"},
+		{"an empty contact name", `{"Affiliates": [{"Id": 1, "ContactName": ""}]}`, "Affiliates[0].ContactName: must not be empty"},
 		{"an unknown account status", `{"Affiliates": [{"Id": 1, "ContactName": "x", "Status": "Gone"}]}`,
 			`Affiliates[0].Status: "Gone" is not one of Active, Suspended, Closed`},
 		{"a negative rate limit", `{"Merchants": [{"Id": 1, "Name": "x", "RateLimit": {"PerDay": -1}}]}`,
