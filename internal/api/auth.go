@@ -49,7 +49,7 @@ func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.
 		account, err := s.authenticate(r, kind)
 		if err != nil {
 			if afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED {
-				s.authFailures.fail(clientAddress(r), s.clock())
+				s.authFailures.fail(s.clientAddress(r), s.clock())
 			}
 			s.writeError(w, r, err)
 			return

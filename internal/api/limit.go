@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -143,20 +142,21 @@ func (b *failureBudget) tracked() int {
 	return len(b.addrs)
 }
 
-// clientAddress is the address failures are counted against: the peer's
-// IP. A proxy's clients share its address; run the limit behind one only
-// with a budget to match (docs/deploy.md).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+// clientAddress is the address failures are counted against: the
+// customer's address as a click takes it, so with TrustProxy the first
+// X-Forwarded-For entry, else the peer's. Without TrustProxy a proxy's
+// clients share its address; run the limit behind one only with a budget
+// to match (docs/deploy.md).
+func (s *Server) clientAddress(r *http.Request) string {
+	if ip, ok := s.customerIP(r); ok {
+		return ip.String()
 	}
-	return host
+	return r.RemoteAddr
 }
 
 // refuseGuesser answers 429 for an address whose failures are spent.
 func (s *Server) refuseGuesser(w http.ResponseWriter, r *http.Request) bool {
-	wait := s.authFailures.retryAfter(clientAddress(r), s.clock())
+	wait := s.authFailures.retryAfter(s.clientAddress(r), s.clock())
 	if wait <= 0 {
 		return false
 	}

@@ -72,6 +72,26 @@ func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 	})
 }
 
+func TestAuthenticationFailuresBehindATrustedProxy(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3; c.TrustProxy = true })
+	do := func(forwardedFor, key string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/V1/Merchant/Transactions/1", nil)
+		r.RemoteAddr = "10.0.0.1:4711" // the proxy
+		r.Header.Set("X-Forwarded-For", forwardedFor)
+		r.Header.Set("X-Api-Key", key)
+		w := httptest.NewRecorder()
+		h.srv.Handler().ServeHTTP(w, r)
+		return w
+	}
+	for i := range 3 {
+		mustStatus(t, do("192.0.2.1", fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
+	}
+	mustStatus(t, do("192.0.2.1, 10.0.0.1", merchantKey), http.StatusTooManyRequests)
+	t.Run("another client of the proxy keeps its budget", func(t *testing.T) {
+		mustStatus(t, do("192.0.2.2", merchantKey), http.StatusOK)
+	})
+}
+
 func TestFailureBudgetIsBounded(t *testing.T) {
 	b := newFailureBudget(5, 100)
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
