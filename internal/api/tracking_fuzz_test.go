@@ -5,6 +5,7 @@ package api
 // serves its requests through the real handler on a real in-memory store.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/clickbuf"
@@ -31,6 +33,8 @@ var tfConversionSeeds = []string{
 	`{"OrderId":"o-3","SaleValue":15,"Items":[{"SaleValue":10.5},{"SaleValue":4.5}],"ConsumptionDate":"2024-01-02T03:04:05.678+10:00",` +
 		`"AdditionalNotes":"n","CustomerCountryCode":"AU"}`,
 	`{"OrderId":null,"SaleValue":null,"Items":null}`,
+	"{\"OrderId\":\"a\xff\",\"SaleValue\":1}", `{"OrderId":"a\ud800","SaleValue":1}`, `{"OrderId":"a\ud83d\ude00","SaleValue":1}`,
+	`{"OrderId":"a","SaleValue":01}`,
 	`hello`, ``, `[]`, `[{"OrderId":"a","SaleValue":1}]`, `{"OrderId":"a","SaleValue":1}{}`, `{"OrderId":"a","SaleValue":1} 1`,
 	`{"OrderId":"a",`, `{"OrderId":"a","SaleValue":1,"Colour":"red"}`,
 	`{"OrderId":"a","orderid":"b","SaleValue":1}`, `{"SaleValue":1}`, `{"OrderId":12345,"SaleValue":1}`,
@@ -78,8 +82,17 @@ func FuzzConversionBody(f *testing.F) {
 		switch {
 		case c.MerchantID != 7:
 			t.Fatalf("MerchantID %d", c.MerchantID)
-		case c.OrderID == "" || len(c.OrderID) > afftrack.MaxOrderIDLength:
+		case c.OrderID == "" || utf8.RuneCountInString(c.OrderID) > afftrack.MaxOrderIDLength:
 			t.Fatalf("OrderID %q accepted", c.OrderID)
+		case !utf8.ValidString(c.OrderID+c.CouponCode+c.AdditionalNotes.Value):
+			t.Fatalf("text that is not UTF-8 accepted: %q", c.OrderID+c.CouponCode+c.AdditionalNotes.Value)
+		case strings.ContainsRune(c.OrderID+c.CouponCode+c.AdditionalNotes.Value, utf8.RuneError) &&
+			!bytes.Contains(body, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)):
+			// Only a U+FFFD the body wrote may come out: the decoder's own
+			// replacement of bad bytes would merge different OrderIds.
+			t.Fatalf("U+FFFD made of a body that held none: %q", body)
+		case c.SaleValue > maxAmount:
+			t.Fatalf("SaleValue %d above the largest sale accepted", c.SaleValue)
 		case c.ClickID != "" && !afftrack.IsClickID(c.ClickID):
 			t.Fatalf("ClickID %q accepted", c.ClickID)
 		case c.SaleValue <= 0:
