@@ -28,7 +28,7 @@ type ReportMetrics struct {
 // the interface carries (922,337,203,685,477.5807): sums are exact, so
 // one that cannot be written is refused rather than wrapped or rounded.
 var ErrReportOutOfRange = &Error{Code: EUNPROCESSABLE,
-	Message: "The report's sums exceed the largest amount, 922337203685477.5807; ask for a shorter range."}
+	Message: "The report's sums exceed the largest amount the interface can write, 922337203685477.5807; a shorter range may keep them within it."}
 
 // AddTransactions adds n transactions of stored state s and their sums,
 // or returns ErrReportOutOfRange, leaving m as it was, when a sum would
