@@ -47,16 +47,23 @@ func TestRequestsWithABodyAreRefused(t *testing.T) {
 	}
 }
 
+// lookupFrom asks for a transaction with key from the peer address addr,
+// with an X-Forwarded-For header if forwardedFor is not empty.
+func lookupFrom(h *harness, addr, forwardedFor, key string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("GET", "/V1/Merchant/Transactions/1", nil)
+	r.RemoteAddr = addr + ":4711"
+	if forwardedFor != "" {
+		r.Header.Set("X-Forwarded-For", forwardedFor)
+	}
+	r.Header.Set("X-Api-Key", key)
+	w := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(w, r)
+	return w
+}
+
 func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
-	do := func(addr, key string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", "/V1/Merchant/Transactions/1", nil)
-		r.RemoteAddr = addr + ":4711"
-		r.Header.Set("X-Api-Key", key)
-		w := httptest.NewRecorder()
-		h.srv.Handler().ServeHTTP(w, r)
-		return w
-	}
+	do := func(addr, key string) *httptest.ResponseRecorder { return lookupFrom(h, addr, "", key) }
 	for i := range 3 {
 		mustStatus(t, do("192.0.2.1", fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
 	}
@@ -74,15 +81,8 @@ func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 
 func TestAuthenticationFailuresBehindATrustedProxy(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3; c.TrustProxy = true })
-	do := func(forwardedFor, key string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("GET", "/V1/Merchant/Transactions/1", nil)
-		r.RemoteAddr = "10.0.0.1:4711" // the proxy
-		r.Header.Set("X-Forwarded-For", forwardedFor)
-		r.Header.Set("X-Api-Key", key)
-		w := httptest.NewRecorder()
-		h.srv.Handler().ServeHTTP(w, r)
-		return w
-	}
+	// Every request comes from the proxy, 10.0.0.1.
+	do := func(forwardedFor, key string) *httptest.ResponseRecorder { return lookupFrom(h, "10.0.0.1", forwardedFor, key) }
 	for i := range 3 {
 		mustStatus(t, do("192.0.2.1", fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
 	}
