@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/jsontext"
 )
 
 // Bounds of a conversion's body (tracking.md section 3). Where the
@@ -170,7 +171,7 @@ func scalar(name string, raw json.RawMessage) (string, bool, error) {
 	case len(raw) > 0 && raw[0] == '"':
 		// The decoder would turn invalid UTF-8 and a lone surrogate into
 		// U+FFFD, so two different OrderIds could become one.
-		if !storableJSONString(raw) {
+		if !jsontext.Storable(raw) {
 			return "", false, afftrack.Errorf(afftrack.EINVALID,
 				"%s: holds a character that cannot be stored (invalid UTF-8 or a lone UTF-16 surrogate)", name)
 		}
@@ -187,60 +188,6 @@ func scalar(name string, raw json.RawMessage) (string, bool, error) {
 		return "", false, afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON number", name)
 	}
 	return "", false, afftrack.Errorf(afftrack.EINVALID, "%s: must be a JSON string", name)
-}
-
-// storableJSONString reports whether a JSON string literal, quotes
-// included, is valid UTF-8 whose \u escapes pair every UTF-16 surrogate.
-func storableJSONString(raw []byte) bool {
-	if !utf8.Valid(raw) {
-		return false
-	}
-	hex4 := func(b []byte) (rune, bool) {
-		var r rune
-		for _, c := range b {
-			switch {
-			case '0' <= c && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case 'a' <= c && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case 'A' <= c && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return r, true
-	}
-	// escape returns the rune of a \u escape at raw[i:], if there is one.
-	escape := func(i int) (rune, bool) {
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-			return 0, false
-		}
-		return hex4(raw[i+2 : i+6])
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		r, ok := escape(i)
-		if !ok {
-			i++ // another escape: skip its letter, which may be a backslash
-			continue
-		}
-		switch {
-		case 0xD800 <= r && r < 0xDC00:
-			low, ok := escape(i + 6)
-			if !ok || low < 0xDC00 || low > 0xDFFF {
-				return false
-			}
-			i += 11
-		case 0xDC00 <= r && r <= 0xDFFF:
-			return false
-		default:
-			i += 5
-		}
-	}
-	return true
 }
 
 // conversion checks an input against tracking.md section 3 and returns

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/jsontext"
 )
 
 // record reads the fields of one JSON object of the file. It keeps the
@@ -48,8 +49,25 @@ const (
 // fail records an error about field name unless one is already recorded.
 func (r *record) fail(name, format string, args ...any) {
 	if r.err == nil {
-		r.err = afftrack.Errorf(afftrack.EINVALID, "%s.%s: %s", r.path, name, fmt.Sprintf(format, args...))
+		r.err = afftrack.Errorf(afftrack.EINVALID, "%s.%s: %s", r.path, name, shorten(fmt.Sprintf(format, args...)))
 	}
+}
+
+// maxMessage bounds the part of an error that may quote the file, so that
+// a megabyte-long value or name is not echoed back whole.
+const maxMessage = 512
+
+// shorten cuts msg to about maxMessage bytes, on a character boundary,
+// saying how much was left out.
+func shorten(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", msg[:cut], len(msg)-cut)
 }
 
 // raw returns the field's JSON text, or nil when it is absent or null.
@@ -86,7 +104,7 @@ func (r *record) done() error {
 	}
 	for k := range r.fields {
 		if !r.used[k] {
-			return afftrack.Errorf(afftrack.EINVALID, "%s.%s: is not a field of this record", r.path, k)
+			return afftrack.Errorf(afftrack.EINVALID, "%s.%s: is not a field of this record", r.path, shorten(k))
 		}
 	}
 	return nil
@@ -124,8 +142,8 @@ func (r *record) nullInt(name string, required bool) afftrack.Null[int64] {
 // id reads a record's own id or a reference to one: a positive integer.
 func (r *record) id(name string) int64 {
 	n := r.int(name, true, 0)
-	if r.err == nil && n < 1 {
-		r.fail(name, "%d is not a valid id; ids are positive", n)
+	if r.err == nil && (n < 1 || n > afftrack.MaxID) {
+		r.fail(name, "%d is not a valid id; ids are from 1 to %d", n, afftrack.MaxID)
 	}
 	return n
 }
@@ -327,8 +345,8 @@ func xmlForbidden(s string) int {
 	for i, c := range s {
 		switch {
 		case c == utf8.RuneError:
-			// encoding/json has already turned invalid UTF-8 into U+FFFD,
-			// which XML carries; nothing to do.
+			// decodeObject has refused invalid UTF-8 and lone surrogates;
+			// a U+FFFD here was written as one, and XML carries it.
 		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0xFFFE, c == 0xFFFF:
 			return i
 		}
@@ -363,6 +381,9 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, errNotObject
+		}
+		if !jsontext.Storable(v) {
+			return nil, fmt.Errorf(".%s: holds invalid UTF-8 or a lone UTF-16 surrogate escape, which text cannot keep", name)
 		}
 		if first, dup := folded[strings.ToLower(name)]; dup {
 			return nil, fmt.Errorf(".%s: is given twice in one object (also as %q)", name, first)

@@ -1,8 +1,8 @@
-package api
+package jsontext
 
 import "testing"
 
-func TestStorableJSONString(t *testing.T) {
+func TestStorable(t *testing.T) {
 	tests := []struct {
 		raw  string
 		want bool
@@ -17,8 +17,8 @@ func TestStorableJSONString(t *testing.T) {
 		{"\"invalid UTF-8 \xff\"", false},
 	}
 	for _, tt := range tests {
-		if got := storableJSONString([]byte(tt.raw)); got != tt.want {
-			t.Errorf("storableJSONString(%s) = %v, want %v", tt.raw, got, tt.want)
+		if got := Storable([]byte(tt.raw)); got != tt.want {
+			t.Errorf("Storable(%s) = %v, want %v", tt.raw, got, tt.want)
 		}
 	}
 }
