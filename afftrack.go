@@ -36,3 +36,10 @@ func WallClock(t time.Time, loc *time.Location) time.Time {
 	h, mi, s := t.Clock()
 	return time.Date(y, mo, d, h, mi, s, t.Nanosecond()/1e6*1e6, time.UTC)
 }
+
+// MaxID is the largest id a record may be given (an import's, or
+// `account create --id`). Above 2^53 an id loses digits in the many JSON
+// clients that read numbers as doubles (JavaScript's among them), and an
+// id at the int64 bound would leave the service no next id for what it
+// creates itself (a conversion's transaction, an invoice, a banner group).
+const MaxID int64 = 1<<53 - 1

@@ -82,7 +82,9 @@ func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 func TestAuthenticationFailuresBehindATrustedProxy(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3; c.TrustProxy = true })
 	// Every request comes from the proxy, 10.0.0.1.
-	do := func(forwardedFor, key string) *httptest.ResponseRecorder { return lookupFrom(h, "10.0.0.1", forwardedFor, key) }
+	do := func(forwardedFor, key string) *httptest.ResponseRecorder {
+		return lookupFrom(h, "10.0.0.1", forwardedFor, key)
+	}
 	for i := range 3 {
 		mustStatus(t, do("192.0.2.1", fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
 	}

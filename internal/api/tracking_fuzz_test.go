@@ -84,7 +84,7 @@ func FuzzConversionBody(f *testing.F) {
 			t.Fatalf("MerchantID %d", c.MerchantID)
 		case c.OrderID == "" || utf8.RuneCountInString(c.OrderID) > afftrack.MaxOrderIDLength:
 			t.Fatalf("OrderID %q accepted", c.OrderID)
-		case !utf8.ValidString(c.OrderID+c.CouponCode+c.AdditionalNotes.Value):
+		case !utf8.ValidString(c.OrderID + c.CouponCode + c.AdditionalNotes.Value):
 			t.Fatalf("text that is not UTF-8 accepted: %q", c.OrderID+c.CouponCode+c.AdditionalNotes.Value)
 		case strings.ContainsRune(c.OrderID+c.CouponCode+c.AdditionalNotes.Value, utf8.RuneError) &&
 			!bytes.Contains(body, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)):

@@ -127,10 +127,12 @@ func apiKeys(r *record) []string {
 	}
 	for i, k := range keys {
 		switch {
+		case !r.opts.AllowWeakKeys && (len(k) > 256 || !strongKey(k)):
+			r.fail(fmt.Sprintf("ApiKeys[%d]", i),
+				"a key must be %d to 256 characters of A-Z a-z 0-9 - _, drawn at random (%d of them carry 132 bits)",
+				minKeyLength, minKeyLength)
 		case len(k) < 1 || len(k) > 256 || !printableASCII(k):
 			r.fail(fmt.Sprintf("ApiKeys[%d]", i), "a key must be 1 to 256 printable ASCII characters without spaces")
-		case !r.opts.AllowWeakKeys && !strongKey(k):
-			r.fail(fmt.Sprintf("ApiKeys[%d]", i), "a key must be at least %d characters of A-Z a-z 0-9 - _ (128 bits)", minKeyLength)
 		}
 	}
 	return keys

@@ -227,7 +227,7 @@ func (rd *Reader) nextCollection() error {
 	i := collectionIndex(name)
 	if i < 0 {
 		return afftrack.Errorf(afftrack.EINVALID,
-			"%s: is not a collection; use %s", name, collectionList())
+			"%s: is not a collection; use %s", shorten(name), collectionList())
 	}
 	if rd.seen[i] {
 		return afftrack.Errorf(afftrack.EINVALID, "%s: is given twice in the file", collections[i])

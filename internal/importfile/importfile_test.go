@@ -170,6 +170,21 @@ func TestParseRejectsBadRecords(t *testing.T) {
 		{"a quoted id", `{"Merchants": [{"Id": "1", "Name": "x"}]}`, `Merchants[0].Id: "1" is not an integer`},
 		{"an id beyond int64", `{"Merchants": [{"Id": 9223372036854775808, "Name": "x"}]}`, "is not an integer"},
 		{"an unknown field", `{"Merchants": [{"Id": 1, "Name": "x", "Nmae": "y"}]}`, "Merchants[0].Nmae: is not a field of this record"},
+		{"a name with invalid UTF-8", "{\"Merchants\": [{\"Id\": 1, \"Name\": \"a\xffb\"}]}",
+			"Merchants[0].Name: holds invalid UTF-8 or a lone UTF-16 surrogate escape, which text cannot keep"},
+		{"a name with a lone surrogate", `{"Merchants": [{"Id": 1, "Name": "a\ud800b"}]}`,
+			"Merchants[0].Name: holds invalid UTF-8 or a lone UTF-16 surrogate escape"},
+		{"a category with a lone surrogate", `{"Merchants": [{"Id": 1, "Name": "x", "Categories": ["\udc00"]}]}`,
+			"Merchants[0].Categories: holds invalid UTF-8"},
+		{"an id beyond 2^53 - 1", `{"Merchants": [{"Id": 9007199254740992, "Name": "x"}]}`,
+			"Merchants[0].Id: 9007199254740992 is not a valid id; ids are from 1 to 9007199254740991"},
+		{"a million-digit id, quoted only in part", `{"Merchants": [{"Id": 1` + strings.Repeat("0", 1_000_000) + `, "Name": "x"}]}`,
+			"more bytes)"},
+		{"a megabyte-long field name", `{"Merchants": [{"Id": 1, "Name": "x", "` + strings.Repeat("N", 1<<20) + `": 1}]}`,
+			"more bytes)"},
+		{"a megabyte-long collection name", `{"` + strings.Repeat("C", 1<<20) + `": []}`, "more bytes)"},
+		{"a key of 257 characters", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["` + strings.Repeat("k", 257) + `"]}]}`,
+			"Merchants[0].ApiKeys[0]: a key must be 22 to 256 characters"},
 		{"an empty merchant name", `{"Merchants": [{"Id": 1, "Name": "  "}]}`, "Merchants[0].Name: must not be empty"},
 		{"an empty contact name", `{"Affiliates": [{"Id": 1, "ContactName": ""}]}`, "Affiliates[0].ContactName: must not be empty"},
 		{"an unknown account status", `{"Affiliates": [{"Id": 1, "ContactName": "x", "Status": "Gone"}]}`,
@@ -246,9 +261,9 @@ func TestParseRejectsBadRecords(t *testing.T) {
 		{"a negative item quantity", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": -2}]}]}`,
 			"Transactions[0].Items[0].Quantity: -2 is not positive"},
 		{"a key shorter than 22 characters", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["` + strongKey + `", "short-key-0123456789"]}]}`,
-			"Merchants[0].ApiKeys[1]: a key must be at least 22 characters of A-Z a-z 0-9 - _ (128 bits)"},
+			"Merchants[0].ApiKeys[1]: a key must be 22 to 256 characters of A-Z a-z 0-9 - _, drawn at random (22 of them carry 132 bits)"},
 		{"a key outside the alphabet", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["abcdefghijklmnopqrstuvwx.z"]}]}`,
-			"Merchants[0].ApiKeys[0]: a key must be at least 22 characters"},
+			"Merchants[0].ApiKeys[0]: a key must be 22 to 256 characters"},
 	}
 	tests = append(tests, v1SurfaceRejects...)
 	for _, tt := range tests {
@@ -260,8 +275,12 @@ func TestParseRejectsBadRecords(t *testing.T) {
 			if afftrack.ErrorCode(err) != afftrack.EINVALID {
 				t.Errorf("code = %s, want %s", afftrack.ErrorCode(err), afftrack.EINVALID)
 			}
-			if msg := afftrack.ErrorMessage(err); !strings.Contains(msg, tt.want) {
-				t.Errorf("message = %q, want it to contain %q", msg, tt.want)
+			msg := afftrack.ErrorMessage(err)
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("message = %.2000q, want it to contain %q", msg, tt.want)
+			}
+			if len(msg) > 1024 {
+				t.Errorf("message of %d bytes, want at most 1024", len(msg))
 			}
 		})
 	}
