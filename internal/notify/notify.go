@@ -180,6 +180,8 @@ func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.L
 func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	failing := 0           // polls failed in a row
+	var reported time.Time // when that was last logged
 	for {
 		select {
 		case <-ctx.Done():
@@ -187,8 +189,19 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		claimed, _, err := d.poll(ctx)
-		if err != nil && ctx.Err() == nil {
-			d.o.Logger.Error("notification delivery", "err", err)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			// A store that is down fails every poll: its first failure
+			// is logged, then a line a minute while it lasts, not one
+			// every Interval.
+			failing++
+			if now := d.o.Now(); failing == 1 || now.Sub(reported) >= time.Minute {
+				d.o.Logger.Error("notification delivery", "err", err, "failed_polls", failing)
+				reported = now
+			}
+		case err == nil && failing > 0:
+			d.o.Logger.Info("notification delivery resumed", "failed_polls", failing)
+			failing = 0
 		}
 		wait := d.o.Interval
 		if claimed == d.o.Batch && err == nil {

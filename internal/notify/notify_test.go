@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -36,6 +37,7 @@ type fakeOutbox struct {
 	mu       sync.Mutex
 	rows     []*fakeRow
 	claimErr error
+	claims   int // calls of ClaimNotifications
 }
 
 var _ afftrack.NotificationOutbox = (*fakeOutbox)(nil)
@@ -60,6 +62,7 @@ func (f *fakeOutbox) row(id int64) fakeRow {
 func (f *fakeOutbox) ClaimNotifications(_ context.Context, now time.Time, n int, lease time.Duration) ([]afftrack.Notification, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.claims++
 	if f.claimErr != nil {
 		return nil, f.claimErr
 	}
@@ -532,6 +535,67 @@ func TestDelivererReportsAStoreThatFails(t *testing.T) {
 	d, _ := newTestDeliverer(outbox, newFakeClock(), Options{})
 	if _, err := d.RunOnce(t.Context()); err == nil || !strings.Contains(err.Error(), "database is down") {
 		t.Errorf("RunOnce error = %v; want the store's", err)
+	}
+}
+
+// syncBuffer is a log destination safe for the Deliverer's goroutine and
+// the test's.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func TestDelivererLogsAStoreOutageOnceAMinute(t *testing.T) {
+	outbox := &fakeOutbox{claimErr: errors.New("database is down")}
+	clock := newFakeClock()
+	var logs syncBuffer
+	d, _ := newTestDeliverer(outbox, clock, Options{Interval: time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	claims := func() int {
+		outbox.mu.Lock()
+		defer outbox.mu.Unlock()
+		return outbox.claims
+	}
+	waitClaims := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for claims() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d polls after 10 s, want %d", claims(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitClaims(30)
+	clock.Advance(time.Minute)
+	waitClaims(claims() + 30)
+	outbox.mu.Lock()
+	outbox.claimErr = nil
+	outbox.mu.Unlock()
+	waitClaims(claims() + 5)
+	cancel()
+	<-done
+	out := logs.String()
+	if n := strings.Count(out, `msg="notification delivery" `); n != 2 {
+		t.Errorf("%d failure lines for some 60 failed polls over a minute, want 2:\n%s", n, out)
+	}
+	if n := strings.Count(out, `msg="notification delivery resumed"`); n != 1 {
+		t.Errorf("%d lines saying delivery resumed, want 1:\n%s", n, out)
 	}
 }
 
