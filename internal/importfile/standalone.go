@@ -70,14 +70,17 @@ func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
 	}
 	var rates []afftrack.CurrencyRate
 	seen := map[string]int{} // "CODE YYYY-MM-DD": its line
-	for line := 2; ; line++ {
+	for {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return rates, nil
 		}
 		if err != nil {
-			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: %s", line, csvProblem(err))
+			return nil, afftrack.Errorf(afftrack.EINVALID, "%s", csvProblem(err))
 		}
+		// The file's line, which blank lines and quoted line breaks
+		// make differ from the record's number.
+		line, _ := cr.FieldPos(0)
 		if len(rates) == maxRates {
 			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: a rates file holds at most %d rates", line, maxRates)
 		}
@@ -85,7 +88,8 @@ func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
 		if !isJSONNumber(rateText) {
 			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: Rate %q is not a number", line, rateText)
 		}
-		obj, _ := json.Marshal(map[string]string{"Code": row[col["Code"]], "Date": row[col["Date"]]})
+		obj, _ := json.Marshal(map[string]string{"Code": strings.TrimSpace(row[col["Code"]]),
+			"Date": strings.TrimSpace(row[col["Date"]])})
 		// The rate goes in as a JSON number, as the import file has it.
 		obj = append(obj[:len(obj)-1], `,"Rate":`+rateText+`}`...)
 		rec := newRecord(fmt.Sprintf("line %d", line), obj, &Options{})
@@ -107,11 +111,12 @@ func isJSONNumber(s string) bool {
 	return s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && json.Valid([]byte(s))
 }
 
-// csvProblem says what is wrong with a CSV line without repeating it.
+// csvProblem says on which line and what is wrong with a CSV record,
+// without repeating it.
 func csvProblem(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return pe.Err.Error()
+		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
 	}
 	return err.Error()
 }
