@@ -13,6 +13,7 @@
 package importfile
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,7 +138,13 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = 2_000
 	}
-	return &Reader{opts: opts, dec: json.NewDecoder(r), cur: -1, dup: newDuplicates()}
+	// A byte order mark, which some editors on Windows write before UTF-8,
+	// is skipped, as the rates CSV's is.
+	br := bufio.NewReader(r)
+	if b, _ := br.Peek(3); string(b) == "\uFEFF" {
+		_, _ = br.Discard(3)
+	}
+	return &Reader{opts: opts, dec: json.NewDecoder(br), cur: -1, dup: newDuplicates()}
 }
 
 // Close removes the Reader's temporary files.

@@ -3,6 +3,7 @@ package importfile_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/importfile"
@@ -31,4 +32,11 @@ func TestParseRatesCSVNamesTheFilesLine(t *testing.T) {
 			t.Errorf("rates %+v, error %v; want one USD rate", rates, err)
 		}
 	})
+}
+
+func TestParseSkipsAByteOrderMark(t *testing.T) {
+	d, err := importfile.Parse(strings.NewReader("\uFEFF"+`{"Merchants": [{"Id": 1, "Name": "x"}]}`), time.UTC)
+	if err != nil || len(d.Merchants) != 1 {
+		t.Errorf("Parse of a file that begins with a BOM: %v", err)
+	}
 }
