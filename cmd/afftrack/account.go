@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
@@ -18,13 +18,13 @@ func runAccount(ctx context.Context, env *cliEnv, args []string) error {
 afftrack account create affiliate --contact-name NAME [--business-name NAME] [--gst] [--id N] [--db URL]
 afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("account", args, synopsis)
 	}
 	verb, args := args[0], args[1:]
 	switch verb {
 	case "create", "show", "suspend", "close", "reactivate":
 	default:
-		return fmt.Errorf("%w: unknown account command %q; see afftrack account --help", errUsage, verb)
+		return usageError("account", "unknown account command %q", verb)
 	}
 	fs := flag.NewFlagSet("account "+verb, flag.ContinueOnError)
 	setUsage(fs, synopsis, "")
@@ -33,7 +33,7 @@ afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 	var a afftrack.Affiliate
 	var id int64
 	if verb == "create" {
-		fs.Int64Var(&id, "id", 0, "the account's id (default: the next free one)")
+		fs.Int64Var(&id, "id", 0, "the account's id, 1 or more (default: the next free one)")
 		fs.StringVar(&m.Name, "name", "", "merchant: the business name")
 		fs.StringVar(&m.AvatarURL, "avatar-url", "", "merchant: URL of the logo")
 		fs.StringVar(&a.ContactName, "contact-name", "", "affiliate: the contact's name")
@@ -44,6 +44,18 @@ afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 	if err != nil {
 		return err
 	}
+	// Every argument is checked before the database is opened: a mistyped
+	// call must not create or migrate one.
+	var ref afftrack.AccountRef
+	if verb == "create" {
+		kind, err := checkNewAccount(fs, rest, &m, &a, id)
+		if err != nil {
+			return err
+		}
+		ref.Kind = kind
+	} else if ref, err = parseAccountRef(fs.Name(), rest); err != nil {
+		return err
+	}
 	accounts, done, err := openAccounts(ctx, *dsn)
 	if err != nil {
 		return err
@@ -52,26 +64,13 @@ afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 
 	switch verb {
 	case "create":
-		if len(rest) != 1 {
-			return fmt.Errorf("%w: account create merchant|affiliate [flags]", errUsage)
-		}
-		kind, ok := afftrack.ParseAccountKind(rest[0])
-		if !ok {
-			return fmt.Errorf("%w: %q is not merchant or affiliate", errUsage, rest[0])
-		}
-		if kind == afftrack.KindMerchant {
-			if m.Name == "" {
-				return fmt.Errorf("%w: a merchant needs --name", errUsage)
-			}
+		if ref.Kind == afftrack.KindMerchant {
 			m.ID, m.Status = id, afftrack.AccountActive
 			if err := accounts.CreateMerchant(ctx, &m); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.stdout, "created merchant %d %q\n", m.ID, m.Name)
 			return nil
-		}
-		if a.ContactName == "" {
-			return fmt.Errorf("%w: an affiliate needs --contact-name", errUsage)
 		}
 		a.ID, a.Status = id, afftrack.AccountActive
 		if err := accounts.CreateAffiliate(ctx, &a); err != nil {
@@ -80,10 +79,6 @@ afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 		fmt.Fprintf(env.stdout, "created affiliate %d %q\n", a.ID, a.ContactName)
 		return nil
 	case "show", "suspend", "close", "reactivate":
-		ref, err := parseAccountRef(rest)
-		if err != nil {
-			return err
-		}
 		status := map[string]afftrack.AccountStatus{
 			"suspend": afftrack.AccountSuspended, "close": afftrack.AccountClosed, "reactivate": afftrack.AccountActive,
 		}[verb]
@@ -140,13 +135,13 @@ func runKey(ctx context.Context, env *cliEnv, args []string) error {
 afftrack key list   merchant|affiliate ID [--db URL]
 afftrack key revoke KEY_ID [--db URL]`
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("key", args, synopsis)
 	}
 	verb, args := args[0], args[1:]
 	switch verb {
 	case "create", "list", "revoke":
 	default:
-		return fmt.Errorf("%w: unknown key command %q; see afftrack key --help", errUsage, verb)
+		return usageError("key", "unknown key command %q", verb)
 	}
 	fs := flag.NewFlagSet("key "+verb, flag.ContinueOnError)
 	setUsage(fs, synopsis, "")
@@ -154,6 +149,15 @@ afftrack key revoke KEY_ID [--db URL]`
 	label := fs.String("label", "", "create: a note saying what the key is for")
 	rest, err := env.parse(fs, args)
 	if err != nil {
+		return err
+	}
+	// The arguments are checked before the database is opened.
+	var ref afftrack.AccountRef
+	if verb == "revoke" {
+		if len(rest) != 1 {
+			return usageError(fs.Name(), "want key revoke KEY_ID")
+		}
+	} else if ref, err = parseAccountRef(fs.Name(), rest); err != nil {
 		return err
 	}
 	accounts, done, err := openAccounts(ctx, *dsn)
@@ -164,34 +168,31 @@ afftrack key revoke KEY_ID [--db URL]`
 
 	switch verb {
 	case "create":
-		ref, err := parseAccountRef(rest)
-		if err != nil {
-			return err
-		}
 		secret, id, err := afftrack.GenerateKey()
 		if err != nil {
 			return err
 		}
-		k := &afftrack.Key{ID: id, Account: ref, Label: *label, Created: afftrack.WallClock(time.Now(), time.UTC)}
+		now, err := accounts.NetworkNow(ctx)
+		if err != nil {
+			return err
+		}
+		k := &afftrack.Key{ID: id, Account: ref, Label: *label, Created: now}
 		if err := accounts.CreateKey(ctx, k, afftrack.HashKey(secret)); err != nil {
 			return accountError(ref, err)
 		}
 		fmt.Fprintf(env.stdout, "key %s for %s %d\n%s\nThe key is shown only now; store it safely.\n", id, ref.Kind, ref.ID, secret)
 		return nil
 	case "list":
-		ref, err := parseAccountRef(rest)
-		if err != nil {
-			return err
-		}
 		if err := accountExists(ctx, accounts, ref); err != nil {
 			return accountError(ref, err)
 		}
 		return printKeys(ctx, env, accounts, ref)
 	case "revoke":
-		if len(rest) != 1 {
-			return fmt.Errorf("%w: key revoke KEY_ID", errUsage)
+		now, err := accounts.NetworkNow(ctx)
+		if err != nil {
+			return err
 		}
-		if err := accounts.RevokeKey(ctx, rest[0], afftrack.WallClock(time.Now(), time.UTC)); err != nil {
+		if err := accounts.RevokeKey(ctx, rest[0], now); err != nil {
 			if afftrack.ErrorCode(err) == afftrack.ENOTFOUND {
 				return afftrack.Errorf(afftrack.ENOTFOUND, "key %s not found", rest[0])
 			}
@@ -226,18 +227,103 @@ func openAccounts(ctx context.Context, dsn string) (*sqlstore.AccountService, fu
 	return sqlstore.NewAccountService(db), func() { db.Close() }, nil
 }
 
-// parseAccountRef reads "merchant|affiliate ID".
-func parseAccountRef(args []string) (afftrack.AccountRef, error) {
+// parseAccountRef reads "merchant|affiliate ID", the arguments of cmd.
+func parseAccountRef(cmd string, args []string) (afftrack.AccountRef, error) {
 	if len(args) != 2 {
-		return afftrack.AccountRef{}, fmt.Errorf("%w: want merchant|affiliate ID", errUsage)
+		return afftrack.AccountRef{}, usageError(cmd, "want %s merchant|affiliate ID", cmd)
 	}
 	kind, ok := afftrack.ParseAccountKind(args[0])
 	if !ok {
-		return afftrack.AccountRef{}, fmt.Errorf("%w: %q is not merchant or affiliate", errUsage, args[0])
+		return afftrack.AccountRef{}, usageError(cmd, "%q is not merchant or affiliate", args[0])
 	}
 	id, err := strconv.ParseInt(args[1], 10, 64)
 	if err != nil || id < 1 {
-		return afftrack.AccountRef{}, fmt.Errorf("%w: %q is not an account id", errUsage, args[1])
+		return afftrack.AccountRef{}, usageError(cmd, "%q is not an account id", args[1])
 	}
 	return afftrack.AccountRef{Kind: kind, ID: id}, nil
+}
+
+// The import's limits of a text and a URL field (docs/import.md, "Values"),
+// which internal/importfile keeps to itself: an account made here must be
+// one the import would take, since both end up in the same API answers.
+const (
+	maxText = 4096 // bytes
+	maxURL  = 2048 // bytes
+)
+
+// checkNewAccount checks an account create call: its one argument, the
+// kind, and the flags that kind takes, by the rules the import applies to
+// a Merchants or Affiliates record. --id must be 1 or more when given
+// (ids are positive; 0 would silently mean the next free one).
+func checkNewAccount(fs *flag.FlagSet, rest []string, m *afftrack.Merchant, a *afftrack.Affiliate, id int64) (afftrack.AccountKind, error) {
+	cmd := fs.Name()
+	if len(rest) != 1 {
+		return 0, usageError(cmd, "want account create merchant|affiliate [flags]")
+	}
+	kind, ok := afftrack.ParseAccountKind(rest[0])
+	if !ok {
+		return 0, usageError(cmd, "%q is not merchant or affiliate", rest[0])
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["id"] && (id < 1 || id > afftrack.MaxID) {
+		return 0, usageError(cmd, "--id %d is not an account id; ids are from 1 to %d", id, afftrack.MaxID)
+	}
+	var problem string
+	if kind == afftrack.KindMerchant {
+		problem = textProblem("--name", m.Name, true)
+		if problem == "" {
+			problem = urlProblem("--avatar-url", m.AvatarURL)
+		}
+	} else {
+		problem = textProblem("--contact-name", a.ContactName, true)
+		if problem == "" {
+			problem = textProblem("--business-name", a.BusinessName, false)
+		}
+	}
+	if problem != "" {
+		return 0, usageError(cmd, "%s", problem)
+	}
+	return kind, nil
+}
+
+// textProblem says what is wrong with the text flag name's value s, or
+// "": the import's rule for a text field, at most maxText bytes with no
+// character afftrack.TextProblem finds, and for a required one (a name)
+// something besides spaces.
+func textProblem(name, s string, required bool) string {
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		return name + " is required and must not be only spaces"
+	case len(s) > maxText:
+		return fmt.Sprintf("%s is %d bytes long; text is at most %d bytes", name, len(s), maxText)
+	}
+	if i := afftrack.TextProblem(s); i >= 0 {
+		return fmt.Sprintf("%s has a character text cannot hold at byte %d (a control character other than tab, CR and LF, U+FFFE, U+FFFF or invalid UTF-8)", name, i)
+	}
+	return ""
+}
+
+// urlProblem says what is wrong with the URL flag name's value s, or "":
+// the import's rule for a URL field, empty or an absolute http or https
+// URL with a host and no user information, at most maxURL bytes, since it
+// ends up in affiliates' pages (javascript: would run there).
+func urlProblem(name, s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > maxURL {
+		return fmt.Sprintf("%s is %d bytes long; a URL is at most %d bytes", name, len(s), maxURL)
+	}
+	if !isWebURL(s) {
+		return fmt.Sprintf("%s %q is not an absolute http or https URL without user information", name, s)
+	}
+	return ""
+}
+
+// isWebURL reports whether s is an absolute http or https URL with a host
+// and no user information.
+func isWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
@@ -80,4 +81,37 @@ func waitForStatus(t *testing.T, s *server, path string, want int) int {
 		sleepTenth()
 	}
 	return status
+}
+
+// TestKeysAreStampedInTheNetworksZone creates a key on a network whose
+// recorded zone is fourteen hours ahead of UTC: its created time is that
+// zone's wall clock, as every time the service stamps is.
+func TestKeysAreStampedInTheNetworksZone(t *testing.T) {
+	dsn := storetest.URL(t, "sqlite")
+	zone := "Pacific/Kiritimati"
+	if out, err := afftrack(t, strings.NewReader(`{"Merchants": [{"Id": 1, "Name": "Shop"}]}`),
+		"import", "-", "--timezone", zone, "--db", dsn); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if out, err := afftrack(t, nil, "key", "create", "merchant", "1", "--db", dsn); err != nil {
+		t.Fatalf("key create: %v\n%s", err, out)
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Skip(err)
+	}
+	out, err := afftrack(t, nil, "key", "list", "merchant", "1", "--db", dsn)
+	m := regexp.MustCompile(`created (\S+)`).FindStringSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("key list: %v\n%s", err, out)
+	}
+	created, err := time.Parse("2006-01-02T15:04:05", m[1]) // the zone's wall clock, read as UTC
+	if err != nil {
+		t.Fatal(err)
+	}
+	const layout = "2006-01-02T15:04:05"
+	wall, _ := time.Parse(layout, time.Now().In(loc).Format(layout))
+	if d := wall.Sub(created); d < 0 || d > time.Minute {
+		t.Errorf("key created %s, want the zone's wall clock, about %s", created, wall.Format("2006-01-02T15:04:05"))
+	}
 }

@@ -10,21 +10,27 @@ import (
 
 func TestHelpTouchesNoDatabase(t *testing.T) {
 	for _, args := range [][]string{
-		{"--help"}, {"help"}, {"serve", "--help"}, {"import", "--help"}, {"migrate", "--help"},
-		{"generate", "--help"}, {"account", "--help"}, {"account", "-h"}, {"account", "create", "--help"},
-		{"account", "show", "--help"}, {"key", "--help"}, {"key", "create", "--help"}, {"key", "revoke", "-h"},
+		{"--help"}, {"help"}, {"serve", "--help"}, {"serve", "--help=true"}, {"serve", "-h"}, {"import", "--help"},
+		{"migrate", "--help"}, {"generate", "--help"}, {"account", "--help"}, {"account", "-h"}, {"account", "--help=true"},
+		{"account", "create", "--help"}, {"account", "show", "--help"}, {"key", "--help"}, {"key", "create", "--help"},
+		{"key", "revoke", "-h"}, {"version", "--help"}, {"payouts", "run", "--help=true"},
 	} {
-		t.Run(strings.Join(args, " ")+" prints usage, exits 0 and creates no file", func(t *testing.T) {
+		t.Run(strings.Join(args, " ")+" prints usage on standard output, exits 0 and creates no file", func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(binary, args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
 			out, err := cmd.Output()
 			if err != nil {
-				t.Fatalf("exit: %v\n%s", err, out)
+				t.Fatalf("exit: %v\n%s%s", err, out, stderr.String())
 			}
 			if !strings.Contains(string(out), "Usage") {
 				t.Errorf("no usage on standard output:\n%s", out)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("standard error is not empty:\n%s", stderr.String())
 			}
 			if files, _ := os.ReadDir(dir); len(files) > 0 {
 				t.Errorf("created %v", files)
@@ -48,28 +54,112 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// TestUsageErrors calls each command wrongly in an empty directory: each
+// mistake is one line on standard error that names it and the command's
+// --help, exit status 2, and no database is created or migrated (the
+// default --db is sqlite:afftrack.db in the working directory).
 func TestUsageErrors(t *testing.T) {
+	long := strings.Repeat("n", 5000)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{nil, "a command is needed; run afftrack --help"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"; run afftrack --help`},
 		{[]string{"account", "frobnicate"}, `unknown account command "frobnicate"; see afftrack account --help`},
-		{[]string{"serve", "--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"account"}, "account needs a subcommand; see afftrack account --help"},
+		{[]string{"key"}, "key needs a subcommand; see afftrack key --help"},
+		{[]string{"serve", "--no-such-flag"}, "flag provided but not defined: -no-such-flag; see afftrack serve --help"},
+		{[]string{"serve", "--bogus"}, "-bogus; see afftrack serve --help"},
+		{[]string{"serve", "--rate-per-minute", "abc"}, `invalid value "abc" for flag -rate-per-minute: parse error; see afftrack serve --help`},
+		{[]string{"serve", "--public-url", "api.example.net"}, "--public-url must be an absolute http or https URL"},
+		{[]string{"serve", "--public-url", "javascript:alert(1)"}, "--public-url must be an absolute http or https URL"},
+		{[]string{"serve", "--public-url", "not a url"}, "--public-url must be an absolute http or https URL"},
+		{[]string{"serve", "--public-url", "https://user:pw@api.example.net"}, "--public-url must be an absolute http or https URL"},
+		{[]string{"serve", "--public-url", "https://api.example.net/?a=1"}, "--public-url must be an absolute http or https URL"},
+		{[]string{"serve", "--public-url", "https://api.example.net/#top"}, "--public-url must be an absolute http or https URL"},
+		{[]string{"serve", "--tracking-url", "javascript:x"}, "--tracking-url must be an absolute http or https URL"},
+		{[]string{"serve", "--redis", "redis://:pw@host:badport/0"}, "--redis <unparsable redis URL>"},
+		{[]string{"import", "--bogus", "x.json"}, "-bogus; see afftrack import --help"},
+		{[]string{"migrate", "extra"}, `migrate takes no arguments, got ["extra"]; see afftrack migrate --help`},
+		{[]string{"version", "--bogus"}, "-bogus; see afftrack version --help"},
+		{[]string{"version", "extra"}, `version takes no arguments, got ["extra"]; see afftrack version --help`},
+		{[]string{"account", "show", "merchant"}, "want account show merchant|affiliate ID; see afftrack account show --help"},
+		{[]string{"account", "show", "shop", "1"}, `"shop" is not merchant or affiliate; see afftrack account show --help`},
+		{[]string{"account", "create"}, "want account create merchant|affiliate [flags]; see afftrack account create --help"},
+		{[]string{"account", "create", "merchant"}, "--name is required"},
+		{[]string{"account", "create", "merchant", "--name", "x", "--id", "99999999999999999999"},
+			`invalid value "99999999999999999999" for flag -id: value out of range; see afftrack account create --help`},
+		{[]string{"account", "create", "merchant", "--name", "x", "--id", "-3"}, "--id -3 is not an account id"},
+		{[]string{"account", "create", "merchant", "--name", "x", "--id", "0"}, "--id 0 is not an account id"},
+		{[]string{"account", "create", "merchant", "--name", "   "}, "--name is required and must not be only spaces"},
+		{[]string{"account", "create", "merchant", "--name", "a\x01b"}, "--name has a character text cannot hold at byte 1"},
+		{[]string{"account", "create", "merchant", "--name", long}, "--name is 5000 bytes long; text is at most 4096 bytes"},
+		{[]string{"account", "create", "merchant", "--name", "x", "--avatar-url", "javascript:alert(1)"},
+			`--avatar-url "javascript:alert(1)" is not an absolute http or https URL without user information`},
+		{[]string{"account", "create", "merchant", "--name", "x", "--avatar-url", "http://u:p@h/"},
+			"is not an absolute http or https URL without user information"},
+		{[]string{"account", "create", "merchant", "--name", "x", "--avatar-url", "https://h/" + strings.Repeat("a", 2048)},
+			"--avatar-url is 2058 bytes long; a URL is at most 2048 bytes"},
+		{[]string{"account", "create", "affiliate"}, "--contact-name is required"},
+		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--business-name", "a\x07"},
+			"--business-name has a character text cannot hold at byte 1"},
+		{[]string{"key", "create", "merchant", "abc"}, `"abc" is not an account id; see afftrack key create --help`},
+		{[]string{"key", "list"}, "want key list merchant|affiliate ID; see afftrack key list --help"},
+		{[]string{"key", "revoke"}, "want key revoke KEY_ID; see afftrack key revoke --help"},
+		{[]string{"program", "show", "x"}, `"x" is not a merchant id; see afftrack program show --help`},
+		{[]string{"transactions", "frob", "--bogus"}, `unknown transactions command "frob"; see afftrack transactions --help`},
+		{[]string{"transactions", "release", "--merchant", "1", "--up-to", "xx"}, `--up-to "xx" is not a date`},
+		{[]string{"lifecycle", "run", "--currency", "XYZ"}, `--currency "XYZ" is not an ISO 4217 currency code; see afftrack lifecycle run --help`},
+		{[]string{"payouts", "run", "--up-to", "xx"}, `--up-to "xx" is not a date (YYYY-MM-DD); see afftrack payouts run --help`},
 	} {
-		t.Run(strings.Join(tc.args, " ")+" is a usage error", func(t *testing.T) {
+		t.Run(commandLine(tc.args)+" is one line and exit 2, and opens no database", func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(binary, tc.args...)
 			cmd.Dir = dir
-			out, err := cmd.CombinedOutput()
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
-				t.Errorf("exit %v, want 2", err)
+			cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if code := exitCodeOf(err); code != 2 {
+				t.Errorf("exit %d, want 2", code)
 			}
-			if !strings.Contains(string(out), tc.want) {
-				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			if lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n"); len(lines) != 1 {
+				t.Errorf("%d lines on standard error, want 1:\n%s", len(lines), stderr.String())
+			}
+			if !strings.HasPrefix(stderr.String(), "afftrack: ") || !strings.Contains(stderr.String(), tc.want) ||
+				!strings.Contains(stderr.String(), "--help") {
+				t.Errorf("standard error lacks %q or a hint to --help:\n%s", tc.want, stderr.String())
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("standard output is not empty:\n%s", stdout.String())
 			}
 			if files, _ := os.ReadDir(dir); len(files) > 0 {
 				t.Errorf("created %v", files)
+			}
+		})
+	}
+}
+
+// commandLine is args as a subtest's name: afftrack and the arguments,
+// each cut to 40 bytes.
+func commandLine(args []string) string {
+	words := []string{"afftrack"}
+	for _, a := range args {
+		if len(a) > 40 {
+			a = a[:40] + "..."
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}
+
+func TestVersionTakesNothing(t *testing.T) {
+	for _, args := range [][]string{{"version", "extra"}, {"version", "--bogus"}, {"--version", "extra"}} {
+		t.Run(strings.Join(args, " ")+" exits 2", func(t *testing.T) {
+			out, err := afftrack(t, nil, args...)
+			if code := exitCodeOf(err); code != 2 || strings.Contains(out, "go1.") {
+				t.Errorf("exit %d, want 2, and no version:\n%s", code, out)
 			}
 		})
 	}
@@ -102,5 +192,70 @@ func TestServeDerivesThePublicURLFromTheAddress(t *testing.T) {
 	_, _, body := s.get(t, "/V1/Merchant/Transactions/1?apiKey=demo-merchant-1-key", "Accept", "application/xml")
 	if want := `xmlns="http://localhost:` + port + `/V1/Merchant"`; !strings.Contains(body, want) {
 		t.Errorf("body lacks %s:\n%s", want, body)
+	}
+}
+
+// TestProgramSetTakesOneObject gives program set a file with more after
+// its object, or an object never closed: each is refused, as the import
+// refuses such a file, and the program stays as it was.
+func TestProgramSetTakesOneObject(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "program.db")
+	if out, err := afftrack(t, nil, "account", "create", "merchant", "--name", "Shop", "--id", "2", "--db", dsn); err != nil {
+		t.Fatalf("account create: %v\n%s", err, out)
+	}
+	const first = `{"TargetUrl":"https://first.example/","Commission":{"Percent":5}}`
+	if out, err := afftrack(t, strings.NewReader(first+"\n"), "program", "set", "2", "-", "--db", dsn); err != nil {
+		t.Fatalf("program set: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		name, file, want string
+	}{
+		{"a second object", `{"TargetUrl":"https://second.example/"}{"Bogus":1}`, "there is more after the object's end"},
+		{"text after the object", `{"TargetUrl":"https://second.example/"} garbage`, "there is more after the object's end"},
+		{"an object never closed", `{"TargetUrl":"https://second.example/"`, "the file ends too early"},
+	} {
+		t.Run("program set refuses "+tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p.json")
+			if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, err := afftrack(t, nil, "program", "set", "2", path, "--db", dsn)
+			if code := exitCodeOf(err); code != 1 || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d:\n%s\nwant exit 1 and %q", code, out, tc.want)
+			}
+			if out, err := afftrack(t, nil, "program", "show", "2", "--db", dsn); err != nil ||
+				!strings.Contains(out, "https://first.example/") {
+				t.Errorf("the program changed: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestAccountCreateTakesWhatTheImportTakes creates accounts at the edges
+// of the import's rules that account create now applies: they are
+// accepted, and shown back as given.
+func TestAccountCreateTakesWhatTheImportTakes(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "accounts.db")
+	name := strings.Repeat("n", 4096)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a name of 4,096 bytes with an avatar URL", []string{"merchant", "--id", "1", "--name", name, "--avatar-url", "https://shop.example/logo.png"},
+			`avatar="https://shop.example/logo.png"`},
+		{"a name with a tab", []string{"merchant", "--id", "2", "--name", "Tab\tShop"}, `"Tab\tShop"`},
+		{"a contact and a business name", []string{"affiliate", "--id", "1", "--contact-name", "Zoë Park", "--business-name", "Park Media"},
+			`"Zoë Park" business="Park Media"`},
+	} {
+		t.Run("account create takes "+tc.name, func(t *testing.T) {
+			if out, err := afftrack(t, nil, append([]string{"account", "create", "--db", dsn}, tc.args...)...); err != nil {
+				t.Fatalf("account create: %v\n%s", err, out)
+			}
+			out, err := afftrack(t, nil, "account", "show", tc.args[0], tc.args[2], "--db", dsn)
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Errorf("account show: %v\n%s\nwant %s", err, out, tc.want)
+			}
+		})
 	}
 }

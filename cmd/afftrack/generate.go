@@ -35,15 +35,15 @@ func runGenerate(ctx context.Context, env *cliEnv, args []string) error {
 	if rest, err := env.parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
-		return fmt.Errorf("%w: generate takes no arguments, got %q", errUsage, rest)
+		return usageError("generate", "generate takes no arguments, got %q", rest)
 	}
 	var err error
 	if cfg.Start, err = time.Parse(time.DateOnly, *start); err != nil {
-		return fmt.Errorf("%w: --start: %q is not a date; use YYYY-MM-DD", errUsage, *start)
+		return usageError("generate", "--start: %q is not a date; use YYYY-MM-DD", *start)
 	}
 	g, err := generate.New(cfg)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return usageError("generate", "%v", err)
 	}
 	db, err := openStore(ctx, *dsn)
 	if err != nil {

@@ -33,11 +33,11 @@ and rule.`)
 		return err
 	}
 	if len(rest) != 1 {
-		return fmt.Errorf("%w: import takes one FILE, or - for standard input", errUsage)
+		return usageError("import", "import takes one FILE, or - for standard input")
 	}
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {
-		return fmt.Errorf("%w: --timezone: %v", errUsage, err)
+		return usageError("import", "--timezone: %v", err)
 	}
 	var r io.Reader = os.Stdin
 	if rest[0] != "-" {
@@ -86,7 +86,7 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) error {
 	if rest, err := env.parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
-		return fmt.Errorf("%w: migrate takes no arguments", errUsage)
+		return usageError("migrate", "migrate takes no arguments, got %q", rest)
 	}
 	db, err := openStore(ctx, *dsn)
 	if err != nil {

@@ -19,11 +19,13 @@ import (
 
 // lifecycleFlags are the flags every lifecycle command shares.
 type lifecycleFlags struct {
+	cmd                 string // the command, for its usage errors
 	dsn, zone, currency *string
 }
 
 func addLifecycleFlags(fs *flag.FlagSet) lifecycleFlags {
 	return lifecycleFlags{
+		cmd:      fs.Name(),
 		dsn:      dbFlag(fs),
 		zone:     fs.String("timezone", "UTC", "the network's time zone, as serve's"),
 		currency: fs.String("currency", "AUD", "the network's currency, as serve's"),
@@ -31,17 +33,21 @@ func addLifecycleFlags(fs *flag.FlagSet) lifecycleFlags {
 }
 
 // open opens the store and the lifecycle service, checking the zone and
-// currency as serve does, and returns the network's clock.
+// currency as serve does, and returns the network's clock. The flags are
+// checked before the database is opened, so a mistyped one creates none.
 func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.LifecycleService, func() time.Time, error) {
 	loc, err := time.LoadLocation(*f.zone)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: --timezone: %v", errUsage, err)
+		return nil, nil, nil, usageError(f.cmd, "--timezone: %v", err)
+	}
+	cur := strings.ToUpper(*f.currency)
+	if _, ok := afftrack.CurrencyName(cur); !ok {
+		return nil, nil, nil, usageError(f.cmd, "--currency %q is not an ISO 4217 currency code", *f.currency)
 	}
 	db, err := openStore(ctx, *f.dsn)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cur := strings.ToUpper(*f.currency)
 	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
 		db.Close()
 		return nil, nil, nil, err
@@ -59,10 +65,10 @@ func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.Lifec
 func runLifecycle(ctx context.Context, env *cliEnv, args []string) error {
 	const synopsis = "afftrack lifecycle run [--db URL] [--timezone ZONE] [--currency CODE]"
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("lifecycle", args, synopsis)
 	}
 	if args[0] != "run" {
-		return fmt.Errorf("%w: unknown lifecycle command %q; see afftrack lifecycle --help", errUsage, args[0])
+		return usageError("lifecycle", "unknown lifecycle command %q", args[0])
 	}
 	fs := flag.NewFlagSet("lifecycle run", flag.ContinueOnError)
 	setUsage(fs, synopsis, `Locks every Pending transaction whose validation date has come, and approves
@@ -72,7 +78,7 @@ at once those of prepaid programs. serve does the same every
 	if rest, err := env.parse(fs, args[1:]); err != nil {
 		return err
 	} else if len(rest) > 0 {
-		return fmt.Errorf("%w: lifecycle run takes no arguments", errUsage)
+		return usageError("lifecycle run", "lifecycle run takes no arguments, got %q", rest)
 	}
 	db, lc, now, err := f.open(ctx)
 	if err != nil {
@@ -94,9 +100,14 @@ func runTransactions(ctx context.Context, env *cliEnv, args []string) error {
 afftrack transactions void ID --reason REASON [--db URL]
 afftrack transactions history ID [--db URL]`
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("transactions", args, synopsis)
 	}
 	verb := args[0]
+	switch verb {
+	case "release", "void", "history":
+	default:
+		return usageError("transactions", "unknown transactions command %q", verb)
+	}
 	fs := flag.NewFlagSet("transactions "+verb, flag.ContinueOnError)
 	setUsage(fs, synopsis, `release approves a merchant's Locked transactions created up to the end of
 --up-to (all without it): the network has the merchant's money for them.
@@ -113,34 +124,32 @@ VoidReasons. history prints every change of a transaction.`)
 	switch verb {
 	case "release":
 		if *merchant < 1 || len(rest) > 0 {
-			return fmt.Errorf("%w: transactions release --merchant ID [--up-to DATE]", errUsage)
+			return usageError(fs.Name(), "want transactions release --merchant ID [--up-to DATE]")
 		}
 	case "void", "history":
 		if len(rest) != 1 {
-			return fmt.Errorf("%w: transactions %s ID", errUsage, verb)
+			return usageError(fs.Name(), "want transactions %s ID", verb)
 		}
-	default:
-		return fmt.Errorf("%w: unknown transactions command %q; see afftrack transactions --help", errUsage, verb)
 	}
 	var until afftrack.Null[time.Time]
 	if *upTo != "" {
 		d, err := time.Parse(time.DateOnly, *upTo)
 		if err != nil {
-			return fmt.Errorf("%w: --up-to %q is not a date (YYYY-MM-DD)", errUsage, *upTo)
+			return usageError(fs.Name(), "--up-to %q is not a date (YYYY-MM-DD)", *upTo)
 		}
 		until = afftrack.Some(d.AddDate(0, 0, 1))
 	}
 	var id int64
 	if len(rest) == 1 {
 		if id, err = strconv.ParseInt(rest[0], 10, 64); err != nil || id < 1 {
-			return fmt.Errorf("%w: %q is not a transaction id", errUsage, rest[0])
+			return usageError(fs.Name(), "%q is not a transaction id", rest[0])
 		}
 	}
 	var voidReason afftrack.VoidReason
 	if verb == "void" {
 		var ok bool
 		if voidReason, ok = afftrack.ParseVoidReason(*reason); !ok {
-			return fmt.Errorf("%w: --reason %q is not one of %s", errUsage, *reason, afftrack.VoidReasonNames())
+			return usageError(fs.Name(), "--reason %q is not one of %s", *reason, afftrack.VoidReasonNames())
 		}
 	}
 	db, lc, now, err := f.open(ctx)
@@ -210,7 +219,7 @@ POST /V1/Merchant/Validations, and its result printed.`)
 		return err
 	}
 	if *merchant < 1 || len(rest) != 1 {
-		return fmt.Errorf("%w: validate --merchant ID FILE.csv", errUsage)
+		return usageError("validate", "want validate --merchant ID FILE.csv")
 	}
 	var r io.Reader = os.Stdin
 	if rest[0] != "-" {

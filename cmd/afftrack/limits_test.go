@@ -135,14 +135,28 @@ func TestSIGTERMDuringAStalledListExitsCleanly(t *testing.T) {
 	}
 }
 
-func TestUnparsableURLsAreReportedWithoutTheirPassword(t *testing.T) {
-	for _, args := range [][]string{
-		{"serve", "--demo", "--addr", "127.0.0.1:0", "--redis", "redis://:hunter2@host:badport/1"},
-		{"migrate", "--db", "postgres://user:hunter2@host:badport/db"},
-		{"import", "--db", "postgresql://user:hunter2@[::1/db", "-"},
+// TestURLsAreReportedWithoutTheirPassword gives --db and --redis URLs
+// with a password in each place one can be, most that do not parse or
+// cannot be reached: the error never shows it.
+func TestURLsAreReportedWithoutTheirPassword(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"a Redis URL that does not parse", []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--redis", "redis://:hunter2@host:badport/1"}},
+		{"a Redis URL with an unknown option", []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--redis", "redis://:hunter2@host/1?bogus=1"}},
+		{"a database URL with a bad port", []string{"migrate", "--db", "postgres://user:hunter2@host:badport/db"}},
+		{"a database URL with a bad host", []string{"import", "--db", "postgresql://user:hunter2@[::1/db", "-"}},
+		{"a password parameter of a database that does not answer",
+			[]string{"migrate", "--db", "postgres://user@127.0.0.1:1/x?password=hunter2&connect_timeout=1"}},
+		{"a password parameter in another case beside a bad parameter",
+			[]string{"migrate", "--db", "postgres://user@127.0.0.1:1/x?PASSWORD=hunter2&connect_timeout=abc"}},
+		{"a URL without slashes", []string{"migrate", "--db", "postgres:user:hunter2@h/x"}},
+		{"a URL without a scheme", []string{"migrate", "--db", "user:hunter2@h/x"}},
+		{"libpq's key=value form", []string{"migrate", "--db", "host=h password=hunter2"}},
 	} {
-		t.Run(args[0], func(t *testing.T) {
-			out, err := afftrack(t, strings.NewReader("{}"), args...)
+		t.Run(tc.name+" is reported without its password", func(t *testing.T) {
+			out, err := afftrack(t, strings.NewReader("{}"), tc.args...)
 			if err == nil {
 				t.Fatalf("succeeded:\n%s", out)
 			}

@@ -1,9 +1,14 @@
 package main_test
 
 import (
+	"cmp"
+	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
 func TestServeLog(t *testing.T) {
@@ -32,4 +37,35 @@ func TestServeLog(t *testing.T) {
 			t.Errorf("no stop line; log:\n%s", s.logs)
 		}
 	})
+}
+
+// TestServeLogsTheDatabaseWithoutItsPassword serves a PostgreSQL database
+// whose URL has its password as a query parameter, which pgx takes: the
+// log's listening line shows the URL with the password hidden.
+func TestServeLogsTheDatabaseWithoutItsPassword(t *testing.T) {
+	if os.Getenv(storetest.PostgresEnv) == "" {
+		t.Skip("set AFFTRACK_TEST_POSTGRES_URL to run it")
+	}
+	u, err := url.Parse(storetest.URL(t, "postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A server that trusts the test's connections ignores the password;
+	// one that asks for it gets the one the test was given.
+	password := cmp.Or(os.Getenv("PGPASSWORD"), "s3cretPW-not-needed")
+	if p, ok := u.User.Password(); ok {
+		password, u.User = p, url.User(u.User.Username())
+	}
+	q := u.Query()
+	q.Set("password", password)
+	u.RawQuery = q.Encode()
+	s := serve(t, "--db", u.String())
+	s.stop(t)
+	logs := s.logs.String()
+	if strings.Contains(logs, password) {
+		t.Errorf("the password is in the log:\n%s", logs)
+	}
+	if !strings.Contains(logs, "password=xxxxx") {
+		t.Errorf("the listening line does not show the database with its password hidden:\n%s", logs)
+	}
 }

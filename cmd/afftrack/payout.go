@@ -18,10 +18,10 @@ import (
 func runPayouts(ctx context.Context, env *cliEnv, args []string) error {
 	const synopsis = `afftrack payouts run [--up-to YYYY-MM-DD] [--minimum AMOUNT] [--invoice-prefix AT] [--gst-percent 10] [--csv FILE] [--db URL]`
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("payouts", args, synopsis)
 	}
 	if args[0] != "run" {
-		return fmt.Errorf("%w: unknown payouts command %q; see afftrack payouts --help", errUsage, args[0])
+		return usageError("payouts", "unknown payouts command %q", args[0])
 	}
 	fs := flag.NewFlagSet("payouts run", flag.ContinueOnError)
 	setUsage(fs, synopsis, `Makes one invoice per affiliate whose Approved, unpaid commission created up to
@@ -40,18 +40,24 @@ the bank transfer.`)
 		return err
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("%w: payouts run takes no arguments", errUsage)
+		return usageError("payouts run", "payouts run takes no arguments, got %q", rest)
 	}
 	min, err := afftrack.ParseMoney(*minimum)
 	if err != nil || min < 0 {
-		return fmt.Errorf("%w: --minimum %q is not an amount of 0 or more with at most 4 decimals", errUsage, *minimum)
+		return usageError("payouts run", "--minimum %q is not an amount of 0 or more with at most 4 decimals", *minimum)
 	}
 	gstValue, err := afftrack.ParseDecimal(*gst, afftrack.PercentScale)
 	if err != nil || gstValue < 0 || gstValue > 100*10_000 {
-		return fmt.Errorf("%w: --gst-percent %q is not a percent from 0 to 100", errUsage, *gst)
+		return usageError("payouts run", "--gst-percent %q is not a percent from 0 to 100", *gst)
 	}
 	if *prefix == "" || len(*prefix) > 32 {
-		return fmt.Errorf("%w: --invoice-prefix must be 1 to 32 characters", errUsage)
+		return usageError("payouts run", "--invoice-prefix must be 1 to 32 characters")
+	}
+	var upToDay time.Time
+	if *upTo != "" {
+		if upToDay, err = time.Parse(time.DateOnly, *upTo); err != nil {
+			return usageError("payouts run", "--up-to %q is not a date (YYYY-MM-DD)", *upTo)
+		}
 	}
 	db, _, now, err := f.open(ctx)
 	if err != nil {
@@ -59,12 +65,9 @@ the bank transfer.`)
 	}
 	defer db.Close()
 	run := afftrack.PayoutRun{Minimum: min, InvoicePrefix: *prefix, GSTPercent: afftrack.Percent(gstValue),
-		Now: now(), Actor: afftrack.ActorOperator}
-	run.UpTo = time.Date(run.Now.Year(), run.Now.Month(), run.Now.Day(), 0, 0, 0, 0, time.UTC)
-	if *upTo != "" {
-		if run.UpTo, err = time.Parse(time.DateOnly, *upTo); err != nil {
-			return fmt.Errorf("%w: --up-to %q is not a date (YYYY-MM-DD)", errUsage, *upTo)
-		}
+		Now: now(), Actor: afftrack.ActorOperator, UpTo: upToDay}
+	if *upTo == "" {
+		run.UpTo = time.Date(run.Now.Year(), run.Now.Month(), run.Now.Day(), 0, 0, 0, 0, time.UTC)
 	}
 	payouts, err := sqlstore.NewPayoutService(db).RunPayouts(ctx, run)
 	if err != nil {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,11 +21,11 @@ func runProgram(ctx context.Context, env *cliEnv, args []string) error {
 	const synopsis = `afftrack program show MERCHANT_ID [--db URL]
 afftrack program set  MERCHANT_ID FILE|- [--db URL]`
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("program", args, synopsis)
 	}
 	verb, args := args[0], args[1:]
 	if verb != "show" && verb != "set" {
-		return fmt.Errorf("%w: unknown program command %q; see afftrack program --help", errUsage, verb)
+		return usageError("program", "unknown program command %q", verb)
 	}
 	fs := flag.NewFlagSet("program "+verb, flag.ContinueOnError)
 	setUsage(fs, synopsis, `FILE is one JSON object, the Program of a merchant as the import file has it
@@ -36,12 +38,12 @@ in the same form.`)
 	}
 	want := map[string]int{"show": 1, "set": 2}[verb]
 	if len(rest) != want {
-		return fmt.Errorf("%w: want %s", errUsage, map[string]string{"show": "program show MERCHANT_ID",
+		return usageError(fs.Name(), "want %s", map[string]string{"show": "program show MERCHANT_ID",
 			"set": "program set MERCHANT_ID FILE|-"}[verb])
 	}
 	id, err := strconv.ParseInt(rest[0], 10, 64)
 	if err != nil || id < 1 {
-		return fmt.Errorf("%w: %q is not a merchant id", errUsage, rest[0])
+		return usageError(fs.Name(), "%q is not a merchant id", rest[0])
 	}
 	var p *afftrack.Program
 	if verb == "set" {
@@ -85,7 +87,36 @@ func readProgram(name string, merchantID int64) (*afftrack.Program, error) {
 		defer f.Close()
 		r = f
 	}
-	return importfile.ParseProgram(r, merchantID)
+	// ParseProgram reads the object's members and stops: it takes
+	// {...}{"Bogus":1}, {...} garbage, even an object never closed. What
+	// it read is kept to be checked whole, as the import checks its file.
+	var read bytes.Buffer
+	p, err := importfile.ParseProgram(io.TeeReader(r, &read), merchantID)
+	if err != nil {
+		return nil, err
+	}
+	if err := oneJSONValue(read.Bytes()); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// oneJSONValue checks that raw is one JSON value and nothing else but
+// white space, in the import's words for a file that is not.
+func oneJSONValue(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: invalid JSON at byte %d: %v", se.Offset, se)
+		}
+		return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: invalid JSON: the file ends too early")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: there is more after the object's end")
+	}
+	return nil
 }
 
 // programJSON is a program in the import file's form. Amounts and
@@ -136,10 +167,10 @@ func programJSON(p *afftrack.Program) map[string]any {
 func runRates(ctx context.Context, env *cliEnv, args []string) error {
 	const synopsis = `afftrack rates import FILE.csv|- [--db URL]`
 	if len(args) == 0 || isHelp(args[0]) {
-		return env.help(args, synopsis)
+		return env.help("rates", args, synopsis)
 	}
 	if args[0] != "import" {
-		return fmt.Errorf("%w: unknown rates command %q; see afftrack rates --help", errUsage, args[0])
+		return usageError("rates", "unknown rates command %q", args[0])
 	}
 	fs := flag.NewFlagSet("rates import", flag.ContinueOnError)
 	setUsage(fs, synopsis, `FILE is CSV with the header Code,Date,Rate: an ISO 4217 code, a day
@@ -152,7 +183,7 @@ or before its day. Every rate is written or, at the first bad line, none.`)
 		return err
 	}
 	if len(rest) != 1 {
-		return fmt.Errorf("%w: rates import takes one FILE.csv, or - for standard input", errUsage)
+		return usageError("rates import", "rates import takes one FILE.csv, or - for standard input")
 	}
 	var r io.Reader = os.Stdin
 	if rest[0] != "-" {

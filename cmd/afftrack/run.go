@@ -47,8 +47,7 @@ var errUsage = errors.New("usage")
 // getenv and its output goes to stdout and stderr, so tests run it whole.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errUsage
+		return fmt.Errorf("%w: a command is needed; run afftrack --help for the commands", errUsage)
 	}
 	env := &cliEnv{getenv: getenv, stdout: stdout, stderr: stderr}
 	switch args[0] {
@@ -77,34 +76,61 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "payouts":
 		return runPayouts(ctx, env, args[1:])
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, versionText())
-		return nil
-	case "help", "-h", "--help", "-help":
+		return runVersion(env, args[1:])
+	}
+	if isHelp(args[0]) {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	return fmt.Errorf("%w: unknown command %q; run afftrack --help for the commands", errUsage, args[0])
 }
 
-// isHelp reports whether arg asks for help.
+// isHelp reports whether arg asks for help: help, or -h and -help with
+// one dash or two and any value (--help=true), as the flag package takes
+// them after a subcommand.
 func isHelp(arg string) bool {
-	switch arg {
-	case "-h", "-help", "--help", "help":
+	if arg == "help" {
 		return true
 	}
-	return false
+	if !strings.HasPrefix(arg, "-") {
+		return false
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+	return name == "h" || name == "help"
 }
 
 // help answers a command group (account, key) called with no subcommand
-// or with --help: its synopsis, on standard output for --help (exit 0),
-// on standard error with a usage error otherwise.
-func (e *cliEnv) help(args []string, synopsis string) error {
+// or with --help: its synopsis on standard output for --help (exit 0);
+// without a subcommand, a mistake like any other, one line (exit 2).
+func (e *cliEnv) help(group string, args []string, synopsis string) error {
 	if len(args) > 0 {
 		fmt.Fprintf(e.stdout, "Usage:\n%s\n\nRun a command with --help for its flags.\n", indent(synopsis))
 		return flag.ErrHelp
 	}
-	fmt.Fprintf(e.stderr, "Usage:\n%s\n", indent(synopsis))
-	return fmt.Errorf("%w: a subcommand is needed", errUsage)
+	return usageError(group, "%s needs a subcommand", group)
+}
+
+// usageError is a mistake in how the command cmd ("serve", "account
+// create") was called. docs/cli.md promises one line that names the
+// mistake and says where to read the right call, and exit status 2: the
+// flag package's own answer, its error and then every flag's usage, buries
+// the one line that matters in sixty.
+func usageError(cmd, format string, args ...any) error {
+	return fmt.Errorf("%w: %s; see afftrack %s --help", errUsage, fmt.Sprintf(format, args...), cmd)
+}
+
+// runVersion prints which afftrack this is. It takes no arguments, so a
+// mistyped call is reported rather than answered as if it were right.
+func runVersion(env *cliEnv, args []string) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	setUsage(fs, "afftrack version", "Prints the version, the source revision when the binary recorded one, and the Go version.")
+	if rest, err := env.parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usageError("version", "version takes no arguments, got %q", rest)
+	}
+	fmt.Fprintln(env.stdout, versionText())
+	return nil
 }
 
 // setUsage makes fs's --help print synopsis, then details if any, then its
@@ -152,23 +178,23 @@ type cliEnv struct {
 // (`key create merchant 1 --label x`), then fills every flag not given on
 // the command line from its AFFTRACK_ environment variable. It returns the
 // positional arguments.
+//
+// --help (-h, --help=true) prints fs's usage on standard output: it was
+// asked for. A mistake (an unknown flag, a value that does not parse) is
+// a usageError naming fs's command, and nothing else is printed: the flag
+// package would print its error and every flag's usage on fs's output,
+// which is why that output is discarded until help is asked for.
 func (e *cliEnv) parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(e.stderr)
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if isHelp(a) && a != "help" {
-			fs.SetOutput(e.stdout) // asked for: the answer, not an error
-		}
-	}
+	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(e.stdout)
+				fs.Usage()
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, usageError(fs.Name(), "%v", err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -183,7 +209,7 @@ func (e *cliEnv) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		name := "AFFTRACK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		if v := e.getenv(name); v != "" && !given[f.Name] && err == nil {
 			if serr := fs.Set(f.Name, v); serr != nil {
-				err = fmt.Errorf("%w: %s=%q: %v", errUsage, name, v, serr)
+				err = usageError(fs.Name(), "%s=%q: %v", name, v, serr)
 			}
 		}
 	})

@@ -95,29 +95,25 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if rest, err := env.parse(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
-		return fmt.Errorf("%w: serve takes no arguments, got %q", errUsage, rest)
+		return usageError("serve", "serve takes no arguments, got %q", rest)
 	}
 	if cfg.Limits.PerMinute < 0 || cfg.Limits.PerDay < 0 || cfg.Limits.Concurrent < 0 {
-		return fmt.Errorf("%w: rate limits cannot be negative", errUsage)
+		return usageError("serve", "rate limits cannot be negative")
 	}
 	if cfg.DBMaxConns < 0 {
-		return fmt.Errorf("%w: --db-max-conns cannot be negative", errUsage)
+		return usageError("serve", "--db-max-conns cannot be negative")
 	}
 	if cfg.KeyCacheTTL < 0 {
-		return fmt.Errorf("%w: --key-cache-ttl cannot be negative", errUsage)
+		return usageError("serve", "--key-cache-ttl cannot be negative")
 	}
 	if cfg.WriteTimeout < 0 || cfg.MaxListStreams < 0 || cfg.MaxConns < 0 || cfg.AuthFailures < 0 {
-		return fmt.Errorf("%w: --write-timeout, --max-list-streams, --max-conns and --auth-failures-per-minute cannot be negative", errUsage)
+		return usageError("serve", "--write-timeout, --max-list-streams, --max-conns and --auth-failures-per-minute cannot be negative")
 	}
 	if cfg.ClickFlush <= 0 || cfg.ClickBuffer < 1 {
-		return fmt.Errorf("%w: --click-flush and --click-buffer must be positive", errUsage)
+		return usageError("serve", "--click-flush and --click-buffer must be positive")
 	}
 	if cfg.LifecycleEvery < 0 {
-		return fmt.Errorf("%w: --lifecycle-interval cannot be negative", errUsage)
-	}
-	cfg.Currency = strings.ToUpper(cfg.Currency)
-	if _, ok := afftrack.CurrencyName(cfg.Currency); !ok {
-		return fmt.Errorf("%w: --currency %q is not an ISO 4217 currency code", errUsage, cfg.Currency)
+		return usageError("serve", "--lifecycle-interval cannot be negative")
 	}
 	logger, err := newLogger(cfg.LogFormat, env.stderr)
 	if err != nil {
@@ -125,7 +121,24 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	loc, err := time.LoadLocation(cfg.Timezone)
 	if err != nil {
-		return fmt.Errorf("%w: --timezone: %v", errUsage, err)
+		return usageError("serve", "--timezone: %v", err)
+	}
+	cfg.Currency = strings.ToUpper(cfg.Currency)
+	if _, ok := afftrack.CurrencyName(cfg.Currency); !ok {
+		return usageError("serve", "--currency %q is not an ISO 4217 currency code", cfg.Currency)
+	}
+	if err := checkBaseURL("--public-url", cfg.PublicURL); err != nil {
+		return err
+	}
+	if err := checkBaseURL("--tracking-url", cfg.TrackingURL); err != nil {
+		return err
+	}
+	var redisOpts *redis.Options
+	if cfg.Redis != "" {
+		// Parsed before the database is opened: a mistake opens nothing.
+		if redisOpts, err = redis.ParseURL(cfg.Redis); err != nil {
+			return usageError("serve", "--redis %s: %v", redactDSN(cfg.Redis), redactError(urlError(err), cfg.Redis))
+		}
 	}
 
 	dsn := cfg.DB
@@ -157,10 +170,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err := m.RegisterDB(db.SQL()); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	limiter, closeLimiter, err := newLimiter(ctx, cfg, logger, m.RateLimiterError)
-	if err != nil {
-		return err
-	}
+	limiter, closeLimiter := newLimiter(ctx, cfg, redisOpts, logger, m.RateLimiterError)
 	defer closeLimiter()
 	tr, err := newTracking(ctx, cfg, db, loc, logger, m)
 	if err != nil {
@@ -324,11 +334,11 @@ func dbFlag(fs *flag.FlagSet) *string { return fs.String("db", defaultDB, dbUsag
 func openStore(ctx context.Context, dsn string, opts ...sqlstore.Options) (*sqlstore.DB, error) {
 	db, err := sqlstore.Open(ctx, dsn, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", redactDSN(dsn), err)
+		return nil, fmt.Errorf("open %s: %w", redactDSN(dsn), redactError(err, dsn))
 	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("migrate %s: %w", redactDSN(dsn), err)
+		return nil, fmt.Errorf("migrate %s: %w", redactDSN(dsn), redactError(err, dsn))
 	}
 	return db, nil
 }
@@ -354,16 +364,12 @@ func loadDemo(ctx context.Context, db *sqlstore.DB, loc *time.Location, env *cli
 	return nil
 }
 
-// newLimiter returns the in-process limiter, or the Redis one (wrapped to
-// fail open or closed, calling onError on each failure) when --redis is
-// set.
-func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger, onError func()) (afftrack.RateLimiter, func(), error) {
-	if cfg.Redis == "" {
-		return ratelimit.NewMemory(), func() {}, nil
-	}
-	opts, err := redis.ParseURL(cfg.Redis)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --redis: %v", errUsage, urlError(err))
+// newLimiter returns the in-process limiter, or with opts, --redis's, the
+// Redis one (wrapped to fail open or closed, calling onError on each
+// failure).
+func newLimiter(ctx context.Context, cfg serveConfig, opts *redis.Options, logger *slog.Logger, onError func()) (afftrack.RateLimiter, func()) {
+	if opts == nil {
+		return ratelimit.NewMemory(), func() {}
 	}
 	// go-redis logs through one process-wide logger of its own; it is set
 	// here, where the one client is made, so its lines take our format.
@@ -378,11 +384,11 @@ func newLimiter(ctx context.Context, cfg serveConfig, logger *slog.Logger, onErr
 	opts.MaxRetries = 1
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
-		logger.Warn("redis is not answering; rate limits follow --rate-fail-closed until it does", "err", err)
+		logger.Warn("redis is not answering; rate limits follow --rate-fail-closed until it does", "err", redactError(err, cfg.Redis))
 	}
 	inner := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: cfg.RedisPrefix, Logger: logger})
 	limiter := ratelimit.NewFailover(inner, cfg.RateFailClosed, logger, onError, time.Now)
-	return limiter, func() { client.Close() }, nil
+	return limiter, func() { client.Close() }
 }
 
 // newLogger returns the process's logger in the chosen format.
@@ -393,7 +399,26 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
-	return nil, fmt.Errorf("%w: --log-format must be text or json, not %q", errUsage, format)
+	return nil, usageError("serve", "--log-format must be text or json, not %q", format)
+}
+
+// checkBaseURL checks the value of --public-url or --tracking-url (name):
+// empty (derived), or an absolute http or https URL with a host and
+// nothing a base URL cannot carry on. The XML namespaces and every
+// tracking link are this URL and a path, so "api.example.net" would make
+// the namespace "api.example.net/V1/Merchant", "javascript:" a link that
+// runs script, a query or a fragment links whose path is lost, and
+// user information links that hand out a password. The value is not
+// echoed: it may hold one.
+func checkBaseURL(name, s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || !isWebURL(s) || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#") {
+		return usageError("serve", "%s must be an absolute http or https URL with a host and no user information, query or fragment, such as https://api.example.net", name)
+	}
+	return nil
 }
 
 // derivePublicURL is the public URL of a server listening on addr: its
@@ -408,29 +433,4 @@ func derivePublicURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
-}
-
-// urlError returns err without the URL it may quote, password and all:
-// url.Parse's errors repeat the whole URL.
-func urlError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("the URL cannot be parsed: %w", ue.Err)
-	}
-	return err
-}
-
-// redactDSN hides a password in a database URL before it is logged.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		if strings.Contains(dsn, "@") {
-			return "(an unparsable URL)"
-		}
-		return dsn
-	}
-	if u.User == nil {
-		return dsn
-	}
-	return u.Redacted()
 }

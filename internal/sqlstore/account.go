@@ -342,6 +342,12 @@ func (s *AccountService) ListKeys(ctx context.Context, ref afftrack.AccountRef) 
 	return keys, nil
 }
 
+// NetworkNow returns the current wall clock of the network's recorded
+// time zone, for the stamps a caller puts on a key it creates or revokes.
+func (s *AccountService) NetworkNow(ctx context.Context) (time.Time, error) {
+	return s.db.networkNow(ctx)
+}
+
 // RevokeKey revokes the key with the given id at the given time. A key
 // revoked already keeps its first revocation time; an unknown id is
 // ENOTFOUND.
