@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,29 +17,53 @@ import (
 )
 
 func TestRequestsWithUnsentBodiesAreCut(t *testing.T) {
-	s := serve(t, "--demo")
+	// No budget of failed authentications: every wrong key is a 401.
+	s := serve(t, "--demo", "--auth-failures-per-minute", "0")
 	addr := strings.TrimPrefix(s.base, "http://")
+	// Each announces a body it never sends; whoever answers, the answer
+	// comes without waiting for the body, and the connection is closed.
+	shapes := []struct {
+		request string
+		status  int
+	}{
+		{"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", http.StatusBadRequest},
+		{"POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", http.StatusNotFound},
+		{"OPTIONS * HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", http.StatusNotFound},
+		{"POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: wrong\r\nContent-Length: 1000\r\n\r\n",
+			http.StatusUnauthorized},
+		{"DELETE /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", http.StatusMethodNotAllowed},
+	}
 	const n = 1100
-	conns := make([]net.Conn, 0, n)
+	conns := make([]net.Conn, 0, n+1)
 	defer func() {
 		for _, c := range conns {
 			c.Close()
 		}
 	}()
-	for range n {
+	dial := func(request string) {
+		t.Helper()
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
 		conns = append(conns, c)
-		// A body is announced and never sent.
-		if _, err := fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"); err != nil {
+		if _, err := fmt.Fprint(c, request); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Run("the server answers 400 and closes each connection without waiting for the body", func(t *testing.T) {
-		deadline := time.Now().Add(20 * time.Second)
+	// The one function that reads a body waits for it bodyReadTimeout
+	// (10 s), then answers 400.
+	dial("POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: demo-merchant-1-key\r\nContent-Length: 1000\r\n\r\n")
+	for i := range n {
+		dial(shapes[i%len(shapes)].request)
+	}
+	t.Run("the server answers and closes each connection without waiting for the body", func(t *testing.T) {
+		deadline := time.Now().Add(30 * time.Second)
 		for i, c := range conns {
+			want := http.StatusBadRequest
+			if i > 0 {
+				want = shapes[(i-1)%len(shapes)].status
+			}
 			c.SetReadDeadline(deadline)
 			br := bufio.NewReader(c)
 			res, err := http.ReadResponse(br, nil)
@@ -47,8 +72,8 @@ func TestRequestsWithUnsentBodiesAreCut(t *testing.T) {
 			}
 			io.Copy(io.Discard, res.Body)
 			res.Body.Close()
-			if res.StatusCode != http.StatusBadRequest {
-				t.Fatalf("connection %d: status %d, want 400", i, res.StatusCode)
+			if res.StatusCode != want {
+				t.Fatalf("connection %d: status %d, want %d", i, res.StatusCode, want)
 			}
 			if _, err := br.ReadByte(); err == nil || isTimeout(err) {
 				t.Fatalf("connection %d is still open after the answer (%v)", i, err)
@@ -60,6 +85,35 @@ func TestRequestsWithUnsentBodiesAreCut(t *testing.T) {
 			t.Errorf("status %d", code)
 		}
 	})
+}
+
+// TestAChunkedBodyClosesTheConnection sends a chunked conversion followed,
+// on the same connection, by what a proxy going by a Content-Length would
+// have taken for part of its body: the server answers the conversion and
+// closes, never reading the rest as a second request.
+func TestAChunkedBodyClosesTheConnection(t *testing.T) {
+	s := serve(t, "--demo")
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprint(c, "POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: demo-merchant-1-key\r\n"+
+		"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("status %d, want 400 for an empty body", res.StatusCode)
+	}
+	if second, err := http.ReadResponse(br, nil); err == nil {
+		t.Errorf("a second answer came (%d): the bytes after the chunks were read as a request", second.StatusCode)
+	}
 }
 
 func isTimeout(err error) bool {
@@ -116,9 +170,31 @@ func TestAClientThatStopsReadingIsCut(t *testing.T) {
 }
 
 func TestSIGTERMDuringAStalledListExitsCleanly(t *testing.T) {
-	s := serve(t, "--db", bigNetwork(t), "--write-timeout", "0", "--shutdown-timeout", "1s")
+	dsn := bigNetwork(t)
+	program := filepath.Join(t.TempDir(), "program.json")
+	if err := os.WriteFile(program, []byte(`{"TargetUrl": "https://shop.example/", "Commission": {"Percent": 5}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := afftrack(t, nil, "program", "set", "1", program, "--db", dsn); err != nil {
+		t.Fatalf("program set: %v\n%s", err, out)
+	}
+	// Clicks are written only at the stop, which the stalled list would
+	// take all of, were none of it kept for them.
+	s := serve(t, "--db", dsn, "--write-timeout", "0", "--shutdown-timeout", "2s", "--click-flush", "1h")
 	c := stall(t, s.base)
 	defer c.Close()
+	clicksBefore := count(t, openDB(t, dsn), `SELECT COUNT(*) FROM clicks`)
+	const clicks = 20
+	for i := range clicks {
+		res, err := noRedirects.Get(fmt.Sprintf("%s/t/%d/t/1", s.base, 1+i%20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusFound {
+			t.Fatalf("click: status %d, want 302", res.StatusCode)
+		}
+	}
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	s.cmd.Process.Signal(syscall.SIGTERM)
@@ -131,7 +207,10 @@ func TestSIGTERMDuringAStalledListExitsCleanly(t *testing.T) {
 		t.Fatal("the server did not stop")
 	}
 	if d := time.Since(start); d < time.Second {
-		t.Errorf("stopped after %v, before --shutdown-timeout", d)
+		t.Errorf("stopped after %v, before the requests' part of --shutdown-timeout", d)
+	}
+	if n := count(t, openDB(t, dsn), `SELECT COUNT(*) FROM clicks`) - clicksBefore; n != clicks {
+		t.Errorf("%d of the %d clicks made before the stop were written; log:\n%s", n, clicks, s.logs)
 	}
 }
 

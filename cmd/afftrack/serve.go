@@ -254,9 +254,14 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
+	// The requests may take all but the last quarter of the timeout (at
+	// most 5 s of it), which is kept for writing the clicks they made: a
+	// client that never finishes must not cost the clicks of the others.
+	drainCtx, cancelDrain := context.WithTimeout(shutdownCtx, cfg.ShutdownTimeout-min(cfg.ShutdownTimeout/4, 5*time.Second))
+	defer cancelDrain()
 	// The API drains first, so the metrics can be scraped while it does.
 	for _, s := range servers {
-		if err := s.http.Shutdown(shutdownCtx); err != nil {
+		if err := s.http.Shutdown(drainCtx); err != nil {
 			// Requests still running after the timeout (a client that
 			// reads slowly, say) are cut: the stop was asked for, and it
 			// is not an error of the server's.
@@ -269,8 +274,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	// Every request is answered: the clicks they made are written now,
-	// within what is left of the timeout.
+	// Every request is answered or cut: the clicks they made are written
+	// now, within what is left of the timeout.
 	if err := tr.clicks.Close(shutdownCtx); err != nil {
 		logger.Error("clicks lost at stop", "error", err)
 	}
@@ -318,6 +323,10 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// net/http's own answer to "OPTIONS *" reads up to 4 KiB of a
+		// body with no deadline; the API's handler answers it instead,
+		// closing the connection on a body it does not read.
+		DisableGeneralOptionsHandler: true,
 	}
 }
 

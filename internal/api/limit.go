@@ -1,6 +1,7 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -16,17 +17,54 @@ import (
 // without draining the body. Other methods go on: the one route that
 // takes a body (POST conversions) reads it under a deadline and a size
 // bound, and every other route answers 405 the same way, unread.
+//
+// Whatever answers a request with a body, its connection is closed after
+// the answer unless the body was read to its end: net/http would
+// otherwise wait, with no deadline, for up to 256 KiB of a body that may
+// never come (a POST to an unknown path, a 401) before writing the
+// answer. A chunked body closes it in any case: the request may also have
+// carried a Content-Length, which a proxy in front may have gone by, so
+// what follows the chunks is not to be read as the next request (RFC 9112
+// section 6.3).
 func (s *Server) withoutBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-			(r.ContentLength != 0 || len(r.TransferEncoding) > 0) {
+		if r.ContentLength == 0 && len(r.TransferEncoding) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			refuseBody(w)
 			s.writeError(w, r, afftrack.Errorf(afftrack.EINVALID,
 				"the request has a body; the interface's reading functions take none"))
 			return
 		}
+		b := &trackedBody{ReadCloser: r.Body}
+		r.Body = b
+		chunked := len(r.TransferEncoding) > 0
+		if rw := stateOf(r).rw; rw != nil {
+			rw.beforeHeader = func() {
+				if chunked || !b.done {
+					refuseBody(w)
+				}
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// trackedBody is a request body that knows whether it was read to its end.
+type trackedBody struct {
+	io.ReadCloser
+	done bool
+}
+
+// Read reads from the body, noting its end.
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done = true
+	}
+	return n, err
 }
 
 // refuseBody makes the connection close after the answer without reading

@@ -272,12 +272,16 @@ type responseWriter struct {
 	wroteHeader  bool
 	status       int
 	bytes        int64
+	beforeHeader func() // run once, as the header is written (withoutBody)
 }
 
 // WriteHeader records the status once and passes it on.
 func (w *responseWriter) WriteHeader(status int) {
 	if !w.wroteHeader {
 		w.status, w.wroteHeader = status, true
+		if w.beforeHeader != nil {
+			w.beforeHeader()
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

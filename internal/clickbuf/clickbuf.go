@@ -236,6 +236,9 @@ func (b *Buffer) Close(ctx context.Context) error {
 	b.mu.Lock()
 	n := len(b.pending) + b.inflight + b.lost
 	b.mu.Unlock()
+	if n == 0 {
+		return nil // nothing was held, so nothing is lost
+	}
 	return fmt.Errorf("clickbuf: closing: %d clicks not written: %w", n, context.Cause(ctx))
 }
 
