@@ -197,5 +197,12 @@ func pixelInput(q query) (*conversionInput, error) {
 			in.items[i][field] = p.value
 		}
 	}
+	for _, n := range counts {
+		if n > maxConversionItems {
+			// As the body's: a cart cut short would be credited at less
+			// than its sale.
+			return nil, afftrack.Errorf(afftrack.EINVALID, "Items: has %d items; at most %d", n, maxConversionItems)
+		}
+	}
 	return in, nil
 }

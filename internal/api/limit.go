@@ -113,6 +113,7 @@ type failureBudget struct {
 
 	mu    sync.Mutex
 	addrs map[string]failureWindow
+	swept time.Time // when evict last forgot every address whose minute was over
 }
 
 // failureWindow is one address's count in the minute that began at start.
@@ -158,11 +159,17 @@ func (b *failureBudget) fail(addr string, now time.Time) {
 	b.addrs[addr] = w
 }
 
-// evict makes room for one address; b.mu is held.
+// evict makes room for one address; b.mu is held. The sweep of every
+// address whose minute is over runs at most once a minute; in between, a
+// flood of new addresses evicts one arbitrary address each, at constant
+// cost, where each would otherwise scan the whole map under the lock.
 func (b *failureBudget) evict(now time.Time) {
-	for a, w := range b.addrs {
-		if now.Sub(w.start) >= time.Minute {
-			delete(b.addrs, a)
+	if now.Sub(b.swept) >= time.Minute {
+		b.swept = now
+		for a, w := range b.addrs {
+			if now.Sub(w.start) >= time.Minute {
+				delete(b.addrs, a)
+			}
 		}
 	}
 	for a := range b.addrs {

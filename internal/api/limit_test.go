@@ -148,3 +148,21 @@ func TestListStreamsAreBounded(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// BenchmarkFailureBudgetFlood is a flood of new addresses on a full
+// budget, each failing once within the same minute.
+func BenchmarkFailureBudgetFlood(b *testing.B) {
+	budget := newFailureBudget(20, maxTrackedAddresses)
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range maxTrackedAddresses {
+		budget.fail(fmt.Sprintf("2001:db8::%x", i), now)
+	}
+	addrs := make([]string, 4096)
+	for i := range addrs {
+		addrs[i] = fmt.Sprintf("2001:db8:1::%x", i)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		budget.fail(addrs[i%len(addrs)], now.Add(time.Duration(i%50)*time.Second))
+	}
+}

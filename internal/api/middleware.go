@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
+	"unicode"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -242,13 +243,33 @@ func pairEnd(raw string) int {
 // isRedactedName reports whether the raw name of a query parameter must
 // have its value redacted: it is the key parameter, or it does not
 // unescape, so it might hide it, or some Unicode case mapping makes it the
-// key parameter's name (a client that spells it so may well have sent a
-// key, though the server does not take it as one).
+// key parameter's name, or it is empty, or its letters and digits, folded,
+// name a credential ("api_key", "apiKey[]", " apiKey", "token"): a client
+// that spells it so may well have sent a key, though the server does not
+// take it as one. Redacting a harmless value costs the log nothing.
 func isRedactedName(raw string) bool {
 	n, err := url.QueryUnescape(raw)
-	return err != nil || isAPIKeyName(n) || strings.EqualFold(n, paramAPIKey) ||
-		isAPIKeyName(strings.ToLower(n)) || isAPIKeyName(strings.ToUpper(n))
+	if err != nil || n == "" || isAPIKeyName(n) || strings.EqualFold(n, paramAPIKey) ||
+		isAPIKeyName(strings.ToLower(n)) || isAPIKeyName(strings.ToUpper(n)) {
+		return true
+	}
+	folded := strings.Map(func(c rune) rune {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			return unicode.ToLower(unicode.SimpleFold(c))
+		}
+		return -1
+	}, strings.ToLower(n))
+	for _, w := range credentialWords {
+		if strings.Contains(folded, w) {
+			return true
+		}
+	}
+	return false
 }
+
+// credentialWords are the words a parameter name holding a credential
+// has, once folded to letters and digits.
+var credentialWords = []string{"key", "token", "secret", "password", "auth"}
 
 // paramAPIKey is the query parameter that carries the API key.
 const paramAPIKey = "apiKey"

@@ -99,6 +99,7 @@ func TestPixel(t *testing.T) {
 		{"a non-numeric merchant", "/t/px/abc?ClickId=" + id + "&OrderId=px-bad-7&SaleValue=10", "px-bad-7", nil},
 		{"an unknown merchant", "/t/px/999?ClickId=" + id + "&OrderId=px-bad-8&SaleValue=10", "", nil},
 		{"a huge merchant id", "/t/px/99999999999999999999?OrderId=x", "", nil},
+		{"501 items", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-12" + strings.Repeat("&Sku=s&ItemSaleValue=1", 501), "px-bad-12", nil},
 		{"a SaleValue given twice", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-9&SaleValue=5&salevalue=6", "px-bad-9", nil},
 		{"an OrderId given twice", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-10&OrderId=px-bad-11&SaleValue=5", "px-bad-10", nil},
 		{"garbage in the query", "/t/px/1?%zz=%zz&OrderId=" + url.QueryEscape("\x00") + "&SaleValue=1e400", "", nil},
