@@ -385,6 +385,14 @@ func TestLockDueConcurrently(t *testing.T) {
 			t.Errorf("%d notifications, want %d", got, due+prepaid)
 		}
 	}
+	eachReplicaPair(t, run)
+}
+
+// eachReplicaPair runs run with two DBs on one database: on a SQLite file
+// and on PostgreSQL (when its URL is set) as two replicas with DBs of
+// their own, and as two goroutines sharing one DB on SQLite in memory and
+// on PostgreSQL.
+func eachReplicaPair(t *testing.T, run func(t *testing.T, db1, db2 *sqlstore.DB)) {
 	open := func(t *testing.T, dsn string) *sqlstore.DB {
 		db, err := sqlstore.Open(context.Background(), dsn)
 		if err != nil {

@@ -45,7 +45,7 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 		res.Error = afftrack.Some(fmt.Sprintf(format, args...))
 		return res, nil
 	}
-	if v.Problem != "" {
+	if v.Problem != "" && !v.ID.Valid && !v.OrderID.Valid {
 		return refuse("%s", v.Problem)
 	}
 	tx, release, err := s.db.beginWrite(ctx)
@@ -58,10 +58,27 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 	if err != nil {
 		return res, err
 	}
-	if problem != "" {
+	if t != nil {
+		// Every answer about a transaction that exists says its state.
+		res.ID, res.OrderID, res.Status2 = afftrack.Some(t.id), afftrack.Some(t.orderID), t.status
+	}
+	switch {
+	case v.Problem != "":
+		return refuse("%s", v.Problem)
+	case problem != "":
 		return refuse("%s", problem)
 	}
-	res.ID, res.OrderID, res.Status2 = afftrack.Some(t.id), afftrack.Some(t.orderID), t.status
+	// changed answers a row whose guarded UPDATE found the transaction
+	// no longer Pending (another change won): nothing of it is applied,
+	// and its Status2 is the one the winner left.
+	changed := func() (afftrack.ValidationResult, error) {
+		var status int64
+		if err := tx.QueryRowContext(ctx, `SELECT status2 FROM transactions WHERE id = $1`, t.id).Scan(&status); err != nil {
+			return res, err
+		}
+		res.Status2 = afftrack.TransactionStatus2(status)
+		return refuse("The transaction changed meanwhile; validate it again.")
+	}
 	if t.status != afftrack.Status2Pending {
 		return refuse("The transaction is %s; only a Pending transaction can be validated.", t.status)
 	}
@@ -79,7 +96,7 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 			return res, err
 		}
 		if len(done) == 0 {
-			return refuse("The transaction changed meanwhile; validate it again.")
+			return changed()
 		}
 		res.Status2 = afftrack.Status2Locked
 		if n, err := s.approvePrepaid(ctx, tx, done, now); err != nil {
@@ -91,16 +108,23 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 		if v.VoidReason == 0 {
 			return refuse("VoidReason is required to void; use one of %s.", afftrack.VoidReasonNames())
 		}
-		if err := s.voidPending(ctx, tx, t, v.VoidReason, actor, now); err != nil {
+		applied, err := s.voidPending(ctx, tx, t, v.VoidReason, actor, now)
+		if err != nil {
 			return res, err
+		}
+		if !applied {
+			return changed()
 		}
 		res.Status2 = afftrack.Status2Void
 	case afftrack.ActionAmend:
-		if problem, err := s.amend(ctx, tx, merchantID, t, v, actor, now); err != nil || problem != "" {
-			if err != nil {
-				return res, err
-			}
+		applied, problem, err := s.amend(ctx, tx, merchantID, t, v, actor, now)
+		switch {
+		case err != nil:
+			return res, err
+		case problem != "":
 			return refuse("%s", problem)
+		case !applied:
+			return changed()
 		}
 	default:
 		return refuse("Action is required; use one of %s.", afftrack.ValidationActionNames())
@@ -112,7 +136,8 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 }
 
 // findValidated reads the transaction a row names, by Id or OrderId, or
-// says why there is none to validate.
+// says why there is none to validate (with the transaction, if there is
+// one but the row does not fit it).
 func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack.Validation) (*validated, string, error) {
 	const cols = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.customer_type, t.reported_currency_code,
 		t.date_created, t.validation_date, t.sale_value, t.commission,
@@ -156,39 +181,55 @@ func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack
 		return nil, fmt.Sprintf("No transaction of this merchant has OrderId %q.", v.OrderID.Value), nil
 	case len(found) > 1:
 		return nil, fmt.Sprintf("Several transactions of this merchant have OrderId %q; give the Id.", v.OrderID.Value), nil
+	case v.ID.Valid && v.OrderID.Valid && found[0].orderID != v.OrderID.Value:
+		return found[0], fmt.Sprintf("Id %d is the transaction of OrderId %q, not %q.", v.ID.Value, found[0].orderID,
+			v.OrderID.Value), nil
 	}
 	return found[0], "", nil
 }
 
-// voidPending voids a Pending transaction for its merchant.
+// voidPending voids a Pending transaction for its merchant, reporting
+// false, with nothing written, when the guarded UPDATE finds it no longer
+// Pending.
 func (s *LifecycleService) voidPending(ctx context.Context, q queryer, t *validated, reason afftrack.VoidReason,
-	actor afftrack.Actor, now time.Time) error {
-	if _, err := q.ExecContext(ctx, `UPDATE transactions SET status2 = $1, void_reason = $2, date_modified = $3
+	actor afftrack.Actor, now time.Time) (bool, error) {
+	res, err := q.ExecContext(ctx, `UPDATE transactions SET status2 = $1, void_reason = $2, date_modified = $3
 	WHERE id = $4 AND status2 = $5`, int64(afftrack.Status2Void), int64(reason), toMillis(now), t.id,
-		int64(afftrack.Status2Pending)); err != nil {
-		return err
+		int64(afftrack.Status2Pending))
+	if applied, err := oneRow(res, err); !applied || err != nil {
+		return false, err
 	}
 	ev := afftrack.TransactionEvent{TransactionID: t.id, At: now, Actor: actor, From: afftrack.Status2Pending,
 		To: afftrack.Status2Void, FromSaleValue: t.sale, ToSaleValue: t.sale, FromCommission: t.commission,
 		ToCommission: t.commission, Reason: reason.String()}
 	if err := insertEvents(ctx, q, s.db.dialect, []afftrack.TransactionEvent{ev}); err != nil {
-		return err
+		return false, err
 	}
-	return enqueueNotifications(ctx, q, s.db.dialect, []int64{t.id}, now)
+	return true, enqueueNotifications(ctx, q, s.db.dialect, []int64{t.id}, now)
+}
+
+// oneRow reports whether an UPDATE's result changed a row.
+func oneRow(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // amend prices a Pending transaction anew (tracking.md section 4) from a
 // new SaleValue and/or Items, at the rate of its creation day and the
-// program's rules now, or says why it cannot.
+// program's rules now, or says why it cannot; applied is false, with
+// nothing written, when the guarded UPDATE finds it no longer Pending.
 func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int64, t *validated,
-	v *afftrack.Validation, actor afftrack.Actor, now time.Time) (string, error) {
+	v *afftrack.Validation, actor afftrack.Actor, now time.Time) (applied bool, problem string, err error) {
 	switch {
 	case v.AmendedReason == 0:
-		return fmt.Sprintf("AmendedReason is required to amend; use one of %s.", afftrack.AmendedReasonNames()), nil
+		return false, fmt.Sprintf("AmendedReason is required to amend; use one of %s.", afftrack.AmendedReasonNames()), nil
 	case !v.SaleValue.Valid && len(v.Items) == 0:
-		return "Amend needs a new SaleValue or Items.", nil
+		return false, "Amend needs a new SaleValue or Items.", nil
 	case len(v.Items) == 0 && t.items > 0:
-		return "The transaction has Items: amend them (its SaleValue is their sum).", nil
+		return false, "The transaction has Items: amend them (its SaleValue is their sum).", nil
 	}
 	c := &afftrack.Conversion{MerchantID: merchantID, OrderID: t.orderID, CurrencyCode: t.currency,
 		CustomerType: t.customerType, Items: v.Items}
@@ -198,34 +239,36 @@ func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int
 	}
 	switch {
 	case v.SaleValue.Valid && len(v.Items) > 0 && int64(v.SaleValue.Value) != sum*100:
-		return fmt.Sprintf("SaleValue %s is not the sum of the Items' SaleValue (%s).", v.SaleValue.Value, afftrack.ItemMoney(sum)), nil
+		return false, fmt.Sprintf("SaleValue %s is not the sum of the Items' SaleValue (%s).", v.SaleValue.Value, afftrack.ItemMoney(sum)), nil
 	case v.SaleValue.Valid:
 		c.SaleValue = v.SaleValue.Value
+	case sum <= 0:
+		return false, fmt.Sprintf("The Items' SaleValue add up to %s; a sale must be greater than 0.", afftrack.ItemMoney(sum)), nil
 	default:
 		c.SaleValue = afftrack.Money(sum * 100)
 	}
 	p, err := loadProgramTerms(ctx, tx, merchantID)
 	if err != nil {
-		return "", err
+		return false, "", err
 	}
 	if p == nil || !p.Commission.Pays() {
-		return "The merchant has no commission terms to price the amendment with.", nil
+		return false, "The merchant has no commission terms to price the amendment with.", nil
 	}
 	sale := afftrack.Sale{Conversion: c, Program: p, Credit: afftrack.Credit{AffiliateID: t.affiliateID},
 		NetworkCurrency: s.currency, Now: t.created}
 	if t.currency != s.currency {
 		rate, ok, err := latestRate(ctx, tx, t.currency, t.created)
 		if err != nil {
-			return "", err
+			return false, "", err
 		}
 		if !ok {
-			return fmt.Sprintf("There is no %s rate dated on or before the transaction's creation.", t.currency), nil
+			return false, fmt.Sprintf("There is no %s rate dated on or before the transaction's creation.", t.currency), nil
 		}
 		sale.Rate = rate
 	}
 	priced, err := sale.Transaction()
 	if err != nil {
-		return afftrack.ErrorMessage(err), nil
+		return false, afftrack.ErrorMessage(err), nil
 	}
 	priced.ID = t.id
 	var items, cacheVals []any
@@ -236,26 +279,27 @@ func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int
 	}
 	cache, err := appendItemsCache([]byte{}, cacheVals)
 	if err != nil {
-		return "", err
+		return false, "", err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE transactions SET sale_value = $1, commission = $2, override_fee = $3,
+	res, err := tx.ExecContext(ctx, `UPDATE transactions SET sale_value = $1, commission = $2, override_fee = $3,
 		reported_sale_value = $4, amended_reason = $5, date_modified = $6, items_cache = $7
 	WHERE id = $8 AND status2 = $9`, int64(priced.SaleValue), int64(priced.Commission), int64(priced.OverrideFee),
 		int64(priced.ReportedSaleValue), int64(v.AmendedReason), toMillis(now), cache, t.id,
-		int64(afftrack.Status2Pending)); err != nil {
-		return "", err
+		int64(afftrack.Status2Pending))
+	if applied, err := oneRow(res, err); !applied || err != nil {
+		return false, "", err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM transaction_items WHERE transaction_id = $1`, t.id); err != nil {
-		return "", err
+		return false, "", err
 	}
 	if len(items) > 0 {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction_items (`+itemColumnList+`) VALUES `+
 			s.db.dialect.placeholders(len(priced.Items), itemColumns), items...); err != nil {
-			return "", err
+			return false, "", err
 		}
 	}
 	ev := afftrack.TransactionEvent{TransactionID: t.id, At: now, Actor: actor, From: afftrack.Status2Pending,
 		To: afftrack.Status2Pending, FromSaleValue: t.sale, ToSaleValue: priced.SaleValue,
 		FromCommission: t.commission, ToCommission: priced.Commission, Reason: v.AmendedReason.String()}
-	return "", insertEvents(ctx, tx, s.db.dialect, []afftrack.TransactionEvent{ev})
+	return true, "", insertEvents(ctx, tx, s.db.dialect, []afftrack.TransactionEvent{ev})
 }

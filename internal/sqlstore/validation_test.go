@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,7 +185,7 @@ func TestValidateApplies(t *testing.T) {
 				result(y, afftrack.Status2Void),
 				{OrderID: afftrack.Some("NOPE"), Error: afftrack.Some(`No transaction of this merchant has OrderId "NOPE".`)},
 				result(z, afftrack.Status2Pending),
-				{ID: afftrack.Some(z.ID), Error: afftrack.Some("Action: \"Bless\" is wrong")},
+				refused(z, afftrack.Status2Pending, "Action: \"Bless\" is wrong"),
 				refused(x, afftrack.Status2Locked, "The transaction is Locked; only a Pending transaction can be validated."),
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -295,9 +296,19 @@ func TestValidateRefuses(t *testing.T) {
 				refused(locked, afftrack.Status2Locked, fmt.Sprintf(notPending, "Locked"))},
 			{"a Void transaction cannot be approved and reports Void", byOrder("RF-VOID", afftrack.ActionApprove),
 				refused(void, afftrack.Status2Void, fmt.Sprintf(notPending, "Void"))},
-			{"a row with a Problem is refused with it and names no status",
+			{"a row with a Problem is refused with it and names the transaction's status",
 				afftrack.Validation{ID: afftrack.Some(pending.ID), Action: afftrack.ActionApprove, Problem: "SaleValue: not a number"},
-				afftrack.ValidationResult{ID: afftrack.Some(pending.ID), Error: afftrack.Some("SaleValue: not a number")}},
+				refused(pending, afftrack.Status2Pending, "SaleValue: not a number")},
+			{"a row whose Id and OrderId disagree is refused",
+				afftrack.Validation{ID: afftrack.Some(pending.ID), OrderID: afftrack.Some("RF-LOCKED"), Action: afftrack.ActionApprove},
+				refused(pending, afftrack.Status2Pending,
+					fmt.Sprintf(`Id %d is the transaction of OrderId "RF-PENDING", not "RF-LOCKED".`, pending.ID))},
+			{"Amend whose Items add up to 0 is refused",
+				with(byID(pending, afftrack.ActionAmend), func(v *afftrack.Validation) {
+					v.AmendedReason = afftrack.AmendedReasonCartItemsEdited
+					v.Items = []afftrack.ConversionItem{{Sku: "S", Quantity: 1, SaleValue: 0}}
+				}),
+				refused(pending, afftrack.Status2Pending, "The Items' SaleValue add up to 0.00; a sale must be greater than 0.")},
 			{"Void without a VoidReason is refused", byID(pending, afftrack.ActionVoid),
 				refused(pending, afftrack.Status2Pending, fmt.Sprintf("VoidReason is required to void; use one of %s.", afftrack.VoidReasonNames()))},
 			{"Amend without an AmendedReason is refused",
@@ -415,3 +426,82 @@ func TestHistory(t *testing.T) {
 
 // lcImported is a transaction of an import file: affiliate 1's, created
 // and validated at the given times, 10.0000 with 1.0000 commission.
+
+// TestValidateConcurrently races, for each of 40 Pending transactions, an
+// Approve against a Void or an Amend, from two replicas: every row that
+// answers without an Error is what the transaction shows afterwards, with
+// one event each, and a row that lost answers so and wrote nothing.
+func TestValidateConcurrently(t *testing.T) {
+	const pairs = 40
+	const actor = afftrack.Actor("merchant:2 key k_two")
+	run := func(t *testing.T, db1, db2 *sqlstore.DB) {
+		lcLoaded(t, db1)
+		var imported afftrack.Dataset
+		for i := range pairs {
+			imported.Transactions = append(imported.Transactions,
+				lcImported(t, int64(20000+i), 2, "2024-06-01T00:00:00", "2024-12-01T00:00:00", afftrack.Status2Pending))
+		}
+		mustImport(t, db1, &imported)
+		now := dt(t, trackingNow)
+		for i := range pairs {
+			id := int64(20000 + i)
+			rows := []afftrack.Validation{{ID: afftrack.Some(id), Action: afftrack.ActionApprove},
+				{ID: afftrack.Some(id), Action: afftrack.ActionVoid, VoidReason: afftrack.VoidReasonTestTransaction}}
+			if i%2 == 1 {
+				rows[1] = afftrack.Validation{ID: afftrack.Some(id), Action: afftrack.ActionAmend,
+					AmendedReason: afftrack.AmendedReasonIncorrectSaleValue, SaleValue: afftrack.Some[afftrack.Money](50000)}
+			}
+			var results [2]afftrack.ValidationResult
+			var errs [2]error
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for j, db := range []*sqlstore.DB{db1, db2} {
+				lc := sqlstore.NewLifecycleService(db, "AUD", func() time.Time { return now })
+				wg.Go(func() {
+					<-start
+					got, err := lc.Validate(context.Background(), 2, actor, rows[j:j+1])
+					if errs[j] = err; err == nil {
+						results[j] = got[0]
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			var status, sale int64
+			var events int
+			if err := db1.SQL().QueryRow(`SELECT status2, sale_value,
+				(SELECT COUNT(*) FROM transaction_events e WHERE e.transaction_id = t.id)
+			FROM transactions t WHERE id = $1`, id).Scan(&status, &sale, &events); err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			for j, r := range results {
+				if errs[j] != nil {
+					t.Fatalf("transaction %d, %s: %v", id, rows[j].Action, errs[j])
+				}
+				if r.Error.Valid {
+					continue
+				}
+				applied++
+				switch rows[j].Action {
+				case afftrack.ActionVoid:
+					if afftrack.TransactionStatus2(status) != afftrack.Status2Void {
+						t.Errorf("transaction %d: the Void answered applied, and the transaction is %s", id, afftrack.TransactionStatus2(status))
+					}
+				case afftrack.ActionAmend:
+					if sale != 50000 {
+						t.Errorf("transaction %d: the Amend answered applied, and SaleValue is %d", id, sale)
+					}
+				case afftrack.ActionApprove:
+					if afftrack.TransactionStatus2(status) != afftrack.Status2Locked {
+						t.Errorf("transaction %d: the Approve answered applied, and the transaction is %s", id, afftrack.TransactionStatus2(status))
+					}
+				}
+			}
+			if applied == 0 || events != applied {
+				t.Errorf("transaction %d: %d rows applied and %d events (%+v)", id, applied, events, results)
+			}
+		}
+	}
+	eachReplicaPair(t, run)
+}
