@@ -10,8 +10,8 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 
 	"github.com/afftrack/afftrack"
 )
