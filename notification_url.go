@@ -48,7 +48,11 @@ func ExpandNotificationURL(template string, t *Transaction, uniqueIDs [4]string)
 		val, ok := notificationShortcodeValue(s[open+1:end], t, &uniqueIDs)
 		if ok {
 			b.WriteString(s[:open])
-			b.WriteString(url.QueryEscape(val))
+			// A space as %20, not +, which a path would keep as a
+			// plus: a shortcode may stand in the path as well as the
+			// query. QueryEscape writes a + as %2B, so each + left is a
+			// space.
+			b.WriteString(strings.ReplaceAll(url.QueryEscape(val), "+", "%20"))
 		} else {
 			b.WriteString(s[:end+1])
 		}
