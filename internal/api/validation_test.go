@@ -305,26 +305,26 @@ func TestValidationsRowErrors(t *testing.T) {
 		name, row, want string
 	}{
 		{"an unknown Action", fmt.Sprintf(`{"Id": %d, "Action": "Bless"}`, id),
-			fmt.Sprintf(`{"Id":%d,"OrderId":null,"Status2":null,"Error":"Action: \"Bless\" is not one of %s"}`, id,
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Action: \"Bless\" is not one of %s"}`, id,
 				afftrack.ValidationActionNames())},
 		{"no Action", fmt.Sprintf(`{"Id": %d}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Action is required; use one of %s."}`, id,
 				afftrack.ValidationActionNames())},
 		{"an unknown VoidReason", fmt.Sprintf(`{"Id": %d, "Action": "Void", "VoidReason": "Bored"}`, id),
-			fmt.Sprintf(`{"Id":%d,"OrderId":null,"Status2":null,"Error":"VoidReason: \"Bored\" is not one of %s"}`, id,
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"VoidReason: \"Bored\" is not one of %s"}`, id,
 				afftrack.VoidReasonNames())},
 		{"Void without a VoidReason", fmt.Sprintf(`{"Id": %d, "Action": "Void"}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"VoidReason is required to void; use one of %s."}`, id,
 				afftrack.VoidReasonNames())},
 		{"an unknown AmendedReason", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Whim", "SaleValue": 1}`, id),
-			fmt.Sprintf(`{"Id":%d,"OrderId":null,"Status2":null,"Error":"AmendedReason: \"Whim\" is not one of %s"}`, id,
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"AmendedReason: \"Whim\" is not one of %s"}`, id,
 				afftrack.AmendedReasonNames())},
 		{"an Id that is not a number", `{"Id": "x", "Action": "Approve"}`,
 			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Id: must be a JSON number"}`},
 		{"a SaleValue that is a string", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": "12.5"}`, id),
 			`{"Id":null,"OrderId":null,"Status2":null,"Error":"SaleValue: must be a JSON number"}`},
 		{"a SaleValue of 0", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 0}`, id),
-			fmt.Sprintf(`{"Id":%d,"OrderId":null,"Status2":null,"Error":"SaleValue: must be greater than 0 and at most 1000000000000"}`, id)},
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be greater than 0 and at most 1000000000000"}`, id)},
 		{"an unknown field", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "Colour": "red"}`, id),
 			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Colour: is not a field; the fields are Id, OrderId, Action, VoidReason, AmendedReason, SaleValue, Items"}`},
 	}
@@ -391,7 +391,7 @@ func TestValidationsAmendItems(t *testing.T) {
 		"Items": [{"Sku": "A", "Quantity": 2, "SaleValue": 12.34, "Category": "Toys"}, {"Sku": "B", "SaleValue": 7.66}]},
 		{"Id": %d, "Action": "Amend", "AmendedReason": "Cart Items Edited", "Items": [{"Sku": "C", "SaleValue": "x"}]}]`, id, id))
 	want := fmt.Sprintf(`[{"Id":%d,"OrderId":"I-1","Status2":"Pending","Error":null},`+
-		`{"Id":%d,"OrderId":null,"Status2":null,"Error":"Items[0].SaleValue: must be a JSON number"}]`, id, id)
+		`{"Id":%d,"OrderId":"I-1","Status2":"Pending","Error":"Items[0].SaleValue: must be a JSON number"}]`, id, id)
 	if r.StatusCode != http.StatusOK || r.body != want {
 		t.Fatalf("%d %s\nwant 200 %s", r.StatusCode, r.body, want)
 	}
