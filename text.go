@@ -40,3 +40,15 @@ func CleanText(s string) string {
 	}
 	return b.String()
 }
+
+// CutUTF8 returns the longest prefix of s of at most n bytes that ends on
+// a character boundary, so that text cut to a bound stays valid UTF-8.
+func CutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -29,3 +29,23 @@ func TestText(t *testing.T) {
 		})
 	}
 }
+
+func TestCutUTF8(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc"},
+		{"a€b", 2, "a"}, // € is three bytes: the cut falls back to its start
+		{"a€b", 4, "a€"},
+		{"€", 0, ""},
+	}
+	for _, tt := range tests {
+		if got := afftrack.CutUTF8(tt.s, tt.n); got != tt.want {
+			t.Errorf("CutUTF8(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

@@ -63,11 +63,8 @@ func shorten(msg string) string {
 	if len(msg) <= maxMessage {
 		return msg
 	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes)", msg[:cut], len(msg)-cut)
+	cut := afftrack.CutUTF8(msg, maxMessage)
+	return fmt.Sprintf("%s… (%d more bytes)", cut, len(msg)-len(cut))
 }
 
 // raw returns the field's JSON text, or nil when it is absent or null.

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 )
@@ -354,9 +353,5 @@ func shorten(why string) string {
 	if len(why) <= maxWhy {
 		return why
 	}
-	cut := maxWhy
-	for cut > 0 && !utf8.RuneStart(why[cut]) {
-		cut--
-	}
-	return strings.TrimSpace(why[:cut]) + "…"
+	return strings.TrimSpace(afftrack.CutUTF8(why, maxWhy)) + "…"
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -535,103 +534,6 @@ func TestDelivererReportsAStoreThatFails(t *testing.T) {
 	d, _ := newTestDeliverer(outbox, newFakeClock(), Options{})
 	if _, err := d.RunOnce(t.Context()); err == nil || !strings.Contains(err.Error(), "database is down") {
 		t.Errorf("RunOnce error = %v; want the store's", err)
-	}
-}
-
-// syncBuffer is a log destination safe for the Deliverer's goroutine and
-// the test's.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-func TestDelivererLogsAStoreOutageOnceAMinute(t *testing.T) {
-	outbox := &fakeOutbox{claimErr: errors.New("database is down")}
-	clock := newFakeClock()
-	var logs syncBuffer
-	d, _ := newTestDeliverer(outbox, clock, Options{Interval: time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	claims := func() int {
-		outbox.mu.Lock()
-		defer outbox.mu.Unlock()
-		return outbox.claims
-	}
-	waitClaims := func(n int) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for claims() < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d polls after 10 s, want %d", claims(), n)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	waitClaims(30)
-	clock.Advance(time.Minute)
-	waitClaims(claims() + 30)
-	outbox.mu.Lock()
-	outbox.claimErr = nil
-	outbox.mu.Unlock()
-	waitClaims(claims() + 5)
-	cancel()
-	<-done
-	out := logs.String()
-	if n := strings.Count(out, `msg="notification delivery" `); n != 2 {
-		t.Errorf("%d failure lines for some 60 failed polls over a minute, want 2:\n%s", n, out)
-	}
-	if n := strings.Count(out, `msg="notification delivery resumed"`); n != 1 {
-		t.Errorf("%d lines saying delivery resumed, want 1:\n%s", n, out)
-	}
-}
-
-func TestDelivererRunDeliversUntilCancelled(t *testing.T) {
-	recv := newReceiver(t, nil)
-	outbox := &fakeOutbox{}
-	now := time.Now().UTC()
-	for range 25 {
-		outbox.add(recv.URL, now.Add(-time.Second))
-	}
-	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Batch: 10})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, delivered, _, _ := outbox.NotificationCounts(t.Context())
-		if delivered == 25 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of 25 delivered after 10s", delivered)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	outbox.add(recv.URL, time.Now().UTC())
-	for time.Now().Before(deadline) && !outbox.row(26).delivered {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if !outbox.row(26).delivered {
-		t.Errorf("a notification added while running was not delivered")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run = %v; want nil once cancelled", err)
 	}
 }
 
