@@ -92,6 +92,11 @@ type dialect interface {
 	// rows another transaction is claiming are skipped; SQLite's writes
 	// are serial and need nothing.
 	skipLocked() string
+	// forUpdate ends a query that reads a row its transaction will
+	// change: on PostgreSQL it locks the row, so a concurrent change waits
+	// and then reads what this one wrote; on SQLite the write transaction
+	// already holds the database's one write lock.
+	forUpdate() string
 
 	// lockPayouts makes a payout run exclude every other until its
 	// transaction ends.

@@ -39,6 +39,8 @@ func (postgresDialect) lockPayouts(ctx context.Context, tx *sql.Tx) error {
 
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 
+func (postgresDialect) forUpdate() string { return " FOR UPDATE OF t" }
+
 // nextTransactionIDs on PostgreSQL take the sequence's next values
 // (migration 0007): concurrent write transactions each get their own at
 // once, where MAX(id)+1 would give them the same and make all but one fail.

@@ -93,6 +93,8 @@ func (sqliteDialect) lockPayouts(context.Context, *sql.Tx) error { return nil }
 
 func (sqliteDialect) skipLocked() string { return "" }
 
+func (sqliteDialect) forUpdate() string { return "" }
+
 // nextTransactionIDs on SQLite follow MAX(id): a write transaction holds
 // the database's one write lock from BEGIN, so no other can take the same
 // ids, and the maximum of the rowid is its B-tree's last entry.

@@ -54,7 +54,7 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 	}
 	defer release()
 	defer rollback(tx)
-	t, problem, err := findValidated(ctx, tx, merchantID, v)
+	t, problem, err := findValidated(ctx, tx, s.db.dialect, merchantID, v)
 	if err != nil {
 		return res, err
 	}
@@ -138,7 +138,12 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 // findValidated reads the transaction a row names, by Id or OrderId, or
 // says why there is none to validate (with the transaction, if there is
 // one but the row does not fit it).
-func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack.Validation) (*validated, string, error) {
+//
+// The row is locked for the transaction (dialect.forUpdate): two changes
+// of one transaction at once run one after the other, the second reading
+// what the first wrote. The guarded UPDATEs alone would let two Amends,
+// which leave it Pending, both win, the second over the first unseen.
+func findValidated(ctx context.Context, q queryer, d dialect, merchantID int64, v *afftrack.Validation) (*validated, string, error) {
 	const cols = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.customer_type, t.reported_currency_code,
 		t.date_created, t.validation_date, t.sale_value, t.commission,
 		(SELECT COUNT(*) FROM transaction_items i WHERE i.transaction_id = t.id)
@@ -147,9 +152,9 @@ func findValidated(ctx context.Context, q queryer, merchantID int64, v *afftrack
 	var err error
 	switch {
 	case v.ID.Valid:
-		rows, err = q.QueryContext(ctx, cols+`WHERE t.id = $1 AND t.merchant_id = $2`, v.ID.Value, merchantID)
+		rows, err = q.QueryContext(ctx, cols+`WHERE t.id = $1 AND t.merchant_id = $2`+d.forUpdate(), v.ID.Value, merchantID)
 	case v.OrderID.Valid:
-		rows, err = q.QueryContext(ctx, cols+`WHERE t.merchant_id = $1 AND t.order_id = $2 ORDER BY t.id LIMIT 2`,
+		rows, err = q.QueryContext(ctx, cols+`WHERE t.merchant_id = $1 AND t.order_id = $2 ORDER BY t.id LIMIT 2`+d.forUpdate(),
 			merchantID, v.OrderID.Value)
 	default:
 		return nil, "Id or OrderId is required.", nil

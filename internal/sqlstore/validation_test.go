@@ -427,12 +427,13 @@ func TestHistory(t *testing.T) {
 // lcImported is a transaction of an import file: affiliate 1's, created
 // and validated at the given times, 10.0000 with 1.0000 commission.
 
-// TestValidateConcurrently races, for each of 40 Pending transactions, an
-// Approve against a Void or an Amend, from two replicas: every row that
-// answers without an Error is what the transaction shows afterwards, with
-// one event each, and a row that lost answers so and wrote nothing.
+// TestValidateConcurrently races, for each of 60 Pending transactions, an
+// Approve against a Void or an Amend, or two Amends, from two replicas:
+// every row that answers without an Error is what the transaction shows
+// afterwards, with one event each, each event starting where the one
+// before it ended, and a row that lost answers so and wrote nothing.
 func TestValidateConcurrently(t *testing.T) {
-	const pairs = 40
+	const pairs = 60
 	const actor = afftrack.Actor("merchant:2 key k_two")
 	run := func(t *testing.T, db1, db2 *sqlstore.DB) {
 		lcLoaded(t, db1)
@@ -447,9 +448,15 @@ func TestValidateConcurrently(t *testing.T) {
 			id := int64(20000 + i)
 			rows := []afftrack.Validation{{ID: afftrack.Some(id), Action: afftrack.ActionApprove},
 				{ID: afftrack.Some(id), Action: afftrack.ActionVoid, VoidReason: afftrack.VoidReasonTestTransaction}}
-			if i%2 == 1 {
-				rows[1] = afftrack.Validation{ID: afftrack.Some(id), Action: afftrack.ActionAmend,
-					AmendedReason: afftrack.AmendedReasonIncorrectSaleValue, SaleValue: afftrack.Some[afftrack.Money](50000)}
+			amend := func(sale afftrack.Money) afftrack.Validation {
+				return afftrack.Validation{ID: afftrack.Some(id), Action: afftrack.ActionAmend,
+					AmendedReason: afftrack.AmendedReasonIncorrectSaleValue, SaleValue: afftrack.Some(sale)}
+			}
+			switch i % 3 {
+			case 1:
+				rows[1] = amend(50000)
+			case 2:
+				rows = []afftrack.Validation{amend(50000), amend(70000)}
 			}
 			var results [2]afftrack.ValidationResult
 			var errs [2]error
@@ -489,7 +496,7 @@ func TestValidateConcurrently(t *testing.T) {
 						t.Errorf("transaction %d: the Void answered applied, and the transaction is %s", id, afftrack.TransactionStatus2(status))
 					}
 				case afftrack.ActionAmend:
-					if sale != 50000 {
+					if i%3 == 1 && sale != 50000 {
 						t.Errorf("transaction %d: the Amend answered applied, and SaleValue is %d", id, sale)
 					}
 				case afftrack.ActionApprove:
@@ -500,6 +507,30 @@ func TestValidateConcurrently(t *testing.T) {
 			}
 			if applied == 0 || events != applied {
 				t.Errorf("transaction %d: %d rows applied and %d events (%+v)", id, applied, events, results)
+			}
+			// No change was made over another unseen: each event starts
+			// from the amounts the one before it left.
+			evs, err := db1.SQL().Query(`SELECT from_sale_value, to_sale_value FROM transaction_events
+			WHERE transaction_id = $1 ORDER BY id`, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := int64(100000)
+			for evs.Next() {
+				var from, to int64
+				if err := evs.Scan(&from, &to); err != nil {
+					t.Fatal(err)
+				}
+				if from != last {
+					t.Errorf("transaction %d: an event from SaleValue %d after one that left %d", id, from, last)
+				}
+				last = to
+			}
+			if err := evs.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if last != sale {
+				t.Errorf("transaction %d: the events end at SaleValue %d, the transaction holds %d", id, last, sale)
 			}
 		}
 	}
