@@ -10,24 +10,39 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-// bodyReadTimeout bounds how long a conversion's body may take to arrive,
-// so a client that sends headers and then nothing holds no connection.
+// bodyReadTimeout bounds how long a body may take to arrive, so a client
+// that sends headers and then nothing holds no connection.
 const bodyReadTimeout = 10 * time.Second
+
+// readBody reads the request's body of at most max bytes within
+// bodyReadTimeout. A Content-Length above max is refused before a byte is
+// read; the connection is then closed unread (withoutBody).
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	tooLarge := afftrack.Errorf(afftrack.EINVALID, "the body is larger than %d bytes", max)
+	if r.ContentLength > max {
+		return nil, tooLarge
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) // no connection to bound in a test's recorder
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge
+		}
+		return nil, afftrack.Errorf(afftrack.EINVALID, "the body could not be read in time")
+	}
+	return body, nil
+}
 
 // handleConversion records a conversion the merchant's server reports
 // (tracking.md section 3): 201 with the new transaction, 200 with the
 // stored one when the same OrderId comes again with the same content.
 func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout)) // no connection to bound in a test's recorder
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxConversionBody))
-	_ = rc.SetReadDeadline(time.Time{})
+	body, err := readBody(w, r, maxConversionBody)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return afftrack.Errorf(afftrack.EINVALID, "the body is larger than %d bytes", maxConversionBody)
-		}
-		return afftrack.Errorf(afftrack.EINVALID, "the body could not be read in time")
+		return err
 	}
 	in, err := parseConversionBody(body)
 	if err != nil {

@@ -1,11 +1,15 @@
 package api_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
@@ -349,5 +353,32 @@ func TestConversionTextWithNUL(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConversionAnnouncingTooLargeABody announces a body beyond the bound
+// and sends none of it: it is refused at once, without waiting for the
+// body that never comes.
+func TestConversionAnnouncingTooLargeABody(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{})
+	c, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n", trMerchant1Key)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second)) // the body's own deadline is 10 s
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer within 5 s: %v", err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "larger than 65536 bytes") {
+		t.Errorf("%d %s, want 400 saying the body is too large", res.StatusCode, b)
+	}
+	if !res.Close { // ReadResponse takes Connection: close into Close
+		t.Error("the connection is kept, want it closed: the body was not read")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/afftrack/afftrack"
 )
@@ -26,16 +25,9 @@ var validationFields = []string{"Id", "OrderId", "Action", "VoidReason", "Amende
 // row that cannot be applied gets its own Error. It counts as one call
 // against the rate limits.
 func (s *Server) handleValidations(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxValidationBody))
-	_ = rc.SetReadDeadline(time.Time{})
+	body, err := readBody(w, r, maxValidationBody)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return afftrack.Errorf(afftrack.EINVALID, "the body is larger than %d bytes", maxValidationBody)
-		}
-		return afftrack.Errorf(afftrack.EINVALID, "the body could not be read in time")
+		return err
 	}
 	rows, err := parseValidations(body)
 	if err != nil {
