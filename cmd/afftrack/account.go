@@ -160,6 +160,9 @@ afftrack key revoke KEY_ID [--db URL]`
 	} else if ref, err = parseAccountRef(fs.Name(), rest); err != nil {
 		return err
 	}
+	if problem := textProblem("--label", *label, false); problem != "" {
+		return usageError(fs.Name(), "%s", problem)
+	}
 	accounts, done, err := openAccounts(ctx, *dsn)
 	if err != nil {
 		return err
