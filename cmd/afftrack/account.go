@@ -56,7 +56,7 @@ afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 	} else if ref, err = parseAccountRef(fs.Name(), rest); err != nil {
 		return err
 	}
-	accounts, done, err := openAccounts(ctx, *dsn)
+	accounts, done, err := openAccounts(ctx, *dsn, verb == "create")
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ afftrack key revoke KEY_ID [--db URL]`
 	if problem := textProblem("--label", *label, false); problem != "" {
 		return usageError(fs.Name(), "%s", problem)
 	}
-	accounts, done, err := openAccounts(ctx, *dsn)
+	accounts, done, err := openAccounts(ctx, *dsn, false)
 	if err != nil {
 		return err
 	}
@@ -221,9 +221,14 @@ func printKeys(ctx context.Context, env *cliEnv, accounts *sqlstore.AccountServi
 	return nil
 }
 
-// openAccounts opens the database for an administration command.
-func openAccounts(ctx context.Context, dsn string) (*sqlstore.AccountService, func(), error) {
-	db, err := openStore(ctx, dsn)
+// openAccounts opens the database for an administration command; only
+// create (account create) may make it.
+func openAccounts(ctx context.Context, dsn string, create bool) (*sqlstore.AccountService, func(), error) {
+	open := openExistingStore
+	if create {
+		open = func(ctx context.Context, dsn string) (*sqlstore.DB, error) { return openStore(ctx, dsn) }
+	}
+	db, err := open(ctx, dsn)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -168,6 +168,9 @@ func TestVersionTakesNothing(t *testing.T) {
 
 func TestAdministrationNamesTheMissingRecord(t *testing.T) {
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "a.db")
+	if out, err := afftrack(t, nil, "migrate", "--db", dsn); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -182,6 +185,27 @@ func TestAdministrationNamesTheMissingRecord(t *testing.T) {
 			out, err := afftrack(t, nil, append(tc.args, "--db", dsn)...)
 			if err == nil || strings.TrimSpace(out) != tc.want {
 				t.Errorf("got %v:\n%s\nwant %q", err, out, tc.want)
+			}
+		})
+	}
+}
+
+// TestAMistypedDatabaseIsNotMade gives the commands that read or change
+// a network a SQLite path where there is no database: each says so, and
+// none makes one there.
+func TestAMistypedDatabaseIsNotMade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "typo.db")
+	for _, args := range [][]string{
+		{"account", "show", "merchant", "1"}, {"key", "list", "merchant", "1"}, {"key", "revoke", "k_1"},
+		{"program", "show", "1"}, {"transactions", "history", "1"}, {"lifecycle", "run"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			out, err := afftrack(t, nil, append(args, "--db", "sqlite:"+path)...)
+			if err == nil || !strings.Contains(out, "no database at "+path) {
+				t.Errorf("got %v:\n%s\nwant an error saying there is no database", err, out)
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Fatalf("%s was made", path)
 			}
 		})
 	}

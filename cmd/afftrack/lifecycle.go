@@ -44,7 +44,7 @@ func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.Lifec
 	if _, ok := afftrack.CurrencyName(cur); !ok {
 		return nil, nil, nil, usageError(f.cmd, "--currency %q is not an ISO 4217 currency code", *f.currency)
 	}
-	db, err := openStore(ctx, *f.dsn)
+	db, err := openExistingStore(ctx, *f.dsn)
 	if err != nil {
 		return nil, nil, nil, err
 	}

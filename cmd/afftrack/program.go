@@ -52,7 +52,7 @@ in the same form.`)
 			return err
 		}
 	}
-	db, err := openStore(ctx, *dsn)
+	db, err := openExistingStore(ctx, *dsn)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ or before its day. Every rate is written or, at the first bad line, none.`)
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, *dsn)
+	db, err := openExistingStore(ctx, *dsn)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -350,6 +352,20 @@ func openStore(ctx context.Context, dsn string, opts ...sqlstore.Options) (*sqls
 		return nil, fmt.Errorf("migrate %s: %w", redactDSN(dsn), redactError(err, dsn))
 	}
 	return db, nil
+}
+
+// openExistingStore is openStore for the commands that read or change
+// what a database already holds: a SQLite file that does not exist is an
+// error, where opening it would create and migrate an empty database at
+// a mistyped path. Only serve, import, migrate, generate and account
+// create make one.
+func openExistingStore(ctx context.Context, dsn string) (*sqlstore.DB, error) {
+	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok && path != "" && path != ":memory:" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s; make one with afftrack import, serve or migrate", path)
+		}
+	}
+	return openStore(ctx, dsn)
 }
 
 // loadDemo imports the demo data set and prints its keys.
