@@ -105,6 +105,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--business-name", "a\x07"},
 			"--business-name has a character text cannot hold at byte 1"},
 		{[]string{"key", "create", "merchant", "abc"}, `"abc" is not an account id; see afftrack key create --help`},
+		{[]string{"serve", "--addr", "127.0.0.1:99999"}, `--addr "127.0.0.1:99999"`},
+		{[]string{"serve", "--metrics-addr", "nowhere"}, `--metrics-addr "nowhere"`},
 		{[]string{"key", "create", "merchant", "1", "--label", "x\x01y"}, `--label has a character text cannot hold at byte 1`},
 		{[]string{"key", "list"}, "want key list merchant|affiliate ID; see afftrack key list --help"},
 		{[]string{"key", "revoke"}, "want key revoke KEY_ID; see afftrack key revoke --help"},

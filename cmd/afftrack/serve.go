@@ -135,6 +135,17 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err := checkBaseURL("--tracking-url", cfg.TrackingURL); err != nil {
 		return err
 	}
+	// The addresses are checked before the database is opened, as the
+	// other flags are; one that is well formed but taken still fails at
+	// listen.
+	for _, a := range []struct{ flag, addr string }{{"--addr", cfg.Addr}, {"--metrics-addr", cfg.MetricsAddr}} {
+		if a.addr == "" && a.flag == "--metrics-addr" {
+			continue
+		}
+		if _, err := net.ResolveTCPAddr("tcp", a.addr); err != nil {
+			return usageError("serve", "%s %q: %v", a.flag, a.addr, err)
+		}
+	}
 	var redisOpts *redis.Options
 	if cfg.Redis != "" {
 		// Parsed before the database is opened: a mistake opens nothing.
