@@ -1,6 +1,8 @@
 package afftrack
 
 import (
+	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -51,4 +53,27 @@ func CutUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// MaxText and MaxURL bound a text field and a URL field that an operator
+// gives (in an import file, on the command line), so that one record
+// cannot hold a megabyte that every answer would then repeat.
+const (
+	MaxText = 4096 // bytes
+	MaxURL  = 2048 // bytes
+)
+
+// WebURLProblem says what is wrong with s as a URL that ends up in
+// affiliates' pages, or "": at most MaxURL bytes, an absolute http or
+// https URL with a host and no user information (javascript: would run
+// there). The caller puts the field's name before it.
+func WebURLProblem(s string) string {
+	if len(s) > MaxURL {
+		return fmt.Sprintf("is %d bytes long; a URL is at most %d bytes", len(s), MaxURL)
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return fmt.Sprintf("%q is not an absolute http or https URL without user information", s)
+	}
+	return ""
 }

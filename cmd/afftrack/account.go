@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -251,14 +250,6 @@ func parseAccountRef(cmd string, args []string) (afftrack.AccountRef, error) {
 	return afftrack.AccountRef{Kind: kind, ID: id}, nil
 }
 
-// The import's limits of a text and a URL field (docs/import.md, "Values"),
-// which internal/importfile keeps to itself: an account made here must be
-// one the import would take, since both end up in the same API answers.
-const (
-	maxText = 4096 // bytes
-	maxURL  = 2048 // bytes
-)
-
 // checkNewAccount checks an account create call: its one argument, the
 // kind, and the flags that kind takes, by the rules the import applies to
 // a Merchants or Affiliates record. --id must be 1 or more when given
@@ -296,15 +287,15 @@ func checkNewAccount(fs *flag.FlagSet, rest []string, m *afftrack.Merchant, a *a
 }
 
 // textProblem says what is wrong with the text flag name's value s, or
-// "": the import's rule for a text field, at most maxText bytes with no
+// "": the import's rule for a text field, at most afftrack.MaxText bytes with no
 // character afftrack.TextProblem finds, and for a required one (a name)
 // something besides spaces.
 func textProblem(name, s string, required bool) string {
 	switch {
 	case required && strings.TrimSpace(s) == "":
 		return name + " is required and must not be only spaces"
-	case len(s) > maxText:
-		return fmt.Sprintf("%s is %d bytes long; text is at most %d bytes", name, len(s), maxText)
+	case len(s) > afftrack.MaxText:
+		return fmt.Sprintf("%s is %d bytes long; text is at most %d bytes", name, len(s), afftrack.MaxText)
 	}
 	if i := afftrack.TextProblem(s); i >= 0 {
 		return fmt.Sprintf("%s has a character text cannot hold at byte %d (a control character other than tab, CR and LF, U+FFFE, U+FFFF or invalid UTF-8)", name, i)
@@ -313,25 +304,13 @@ func textProblem(name, s string, required bool) string {
 }
 
 // urlProblem says what is wrong with the URL flag name's value s, or "":
-// the import's rule for a URL field, empty or an absolute http or https
-// URL with a host and no user information, at most maxURL bytes, since it
-// ends up in affiliates' pages (javascript: would run there).
+// empty, or the import's rule (afftrack.WebURLProblem).
 func urlProblem(name, s string) string {
 	if s == "" {
 		return ""
 	}
-	if len(s) > maxURL {
-		return fmt.Sprintf("%s is %d bytes long; a URL is at most %d bytes", name, len(s), maxURL)
-	}
-	if !isWebURL(s) {
-		return fmt.Sprintf("%s %q is not an absolute http or https URL without user information", name, s)
+	if problem := afftrack.WebURLProblem(s); problem != "" {
+		return name + " " + problem
 	}
 	return ""
-}
-
-// isWebURL reports whether s is an absolute http or https URL with a host
-// and no user information.
-func isWebURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }

@@ -139,8 +139,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	// other flags are; one that is well formed but taken still fails at
 	// listen.
 	for _, a := range []struct{ flag, addr string }{{"--addr", cfg.Addr}, {"--metrics-addr", cfg.MetricsAddr}} {
-		if a.addr == "" && a.flag == "--metrics-addr" {
-			continue
+		if a.addr == "" {
+			continue // no --metrics-addr: /metrics is served on --addr
 		}
 		if _, err := net.ResolveTCPAddr("tcp", a.addr); err != nil {
 			return usageError("serve", "%s %q: %v", a.flag, a.addr, err)
@@ -451,7 +451,7 @@ func checkBaseURL(name, s string) error {
 		return nil
 	}
 	u, err := url.Parse(s)
-	if err != nil || !isWebURL(s) || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#") {
+	if err != nil || afftrack.WebURLProblem(s) != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#") {
 		return usageError("serve", "%s must be an absolute http or https URL with a host and no user information, query or fragment, such as https://api.example.net", name)
 	}
 	return nil

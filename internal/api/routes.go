@@ -95,16 +95,13 @@ func (s *Server) routes() []route {
 
 // methodNotAllowed answers a known path asked with another method than
 // the one it serves (GET also serves HEAD). A body the request may carry
-// is not read: the connection is closed after the answer.
+// is not read, and withoutBody closes the connection after the answer.
 func (s *Server) methodNotAllowed(method string) http.Handler {
 	allow := method
 	if method == http.MethodGet {
 		allow = "GET, HEAD"
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
-			refuseBody(w)
-		}
 		w.Header().Set("Allow", allow)
 		s.writeError(w, r, afftrack.Errorf(afftrack.ENOTALLOWED,
 			"The requested resource does not support http method '%s'.", r.Method))

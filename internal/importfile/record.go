@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -38,13 +37,6 @@ func newRecord(path string, raw json.RawMessage, opts *Options) *record {
 	r.fields = fields
 	return r
 }
-
-// Limits of the file's values, so that one record cannot hold a megabyte
-// of text that every response would then repeat.
-const (
-	maxText = 4096 // bytes of a text field
-	maxURL  = 2048 // bytes of a URL field
-)
 
 // fail records an error about field name unless one is already recorded.
 func (r *record) fail(name, format string, args ...any) {
@@ -160,11 +152,11 @@ func (r *record) nullStr(name string, required bool) afftrack.Null[string] {
 		r.fail(name, "%s is not a string", raw)
 		return afftrack.Null[string]{}
 	}
-	if i := xmlForbidden(s); i >= 0 {
+	if i := afftrack.TextProblem(s); i >= 0 {
 		r.fail(name, "contains a character XML cannot carry (at byte %d)", i)
 	}
-	if len(s) > maxText {
-		r.fail(name, "is %d bytes long; text is at most %d bytes", len(s), maxText)
+	if len(s) > afftrack.MaxText {
+		r.fail(name, "is %d bytes long; text is at most %d bytes", len(s), afftrack.MaxText)
 	}
 	return afftrack.Some(s)
 }
@@ -175,13 +167,8 @@ func (r *record) url(name string) string {
 	if s == "" || r.err != nil {
 		return s
 	}
-	if len(s) > maxURL {
-		r.fail(name, "is %d bytes long; a URL is at most %d bytes", len(s), maxURL)
-		return s
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		r.fail(name, "%q is not an absolute http or https URL without user information", s)
+	if problem := afftrack.WebURLProblem(s); problem != "" {
+		r.fail(name, "%s", problem)
 	}
 	return s
 }
@@ -334,21 +321,6 @@ func enum[T ~uint8](r *record, name string, required bool, parse func(string) (T
 		r.fail(name, "%q is not one of %s", s.Value, names)
 	}
 	return v
-}
-
-// xmlForbidden returns the byte offset of the first character XML 1.0
-// cannot carry, or -1.
-func xmlForbidden(s string) int {
-	for i, c := range s {
-		switch {
-		case c == utf8.RuneError:
-			// decodeObject has refused invalid UTF-8 and lone surrogates;
-			// a U+FFFD here was written as one, and XML carries it.
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r', c == 0xFFFE, c == 0xFFFF:
-			return i
-		}
-	}
-	return -1
 }
 
 // errNotObject is decodeObject's error for a value that is not an object.
