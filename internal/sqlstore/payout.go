@@ -2,7 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/afftrack/afftrack"
 )
@@ -33,10 +36,7 @@ func (s *PayoutService) RunPayouts(ctx context.Context, run afftrack.PayoutRun) 
 		return nil, fmt.Errorf("payouts: %w", err)
 	}
 	end := toMillis(run.UpTo.AddDate(0, 0, 1))
-	due, err := selectIDs(ctx, tx, `SELECT affiliate_id FROM transactions
-	WHERE status2 = $1 AND date_created < $2
-	GROUP BY affiliate_id HAVING SUM(commission) >= $3 AND SUM(commission) > 0
-	ORDER BY affiliate_id`, int64(afftrack.Status2Approved), end, int64(run.Minimum))
+	due, err := s.due(ctx, tx, run, end)
 	if err != nil {
 		return nil, fmt.Errorf("payouts: %w", err)
 	}
@@ -61,6 +61,39 @@ func (s *PayoutService) RunPayouts(ctx context.Context, run afftrack.PayoutRun) 
 	return payouts, nil
 }
 
+// due returns the affiliates whose Approved commission created before
+// end adds up to the run's minimum and more than 0. The sums are exact on
+// both engines (sumAmount); one beyond an amount's range stops the run
+// naming its affiliate, rather than paying a wrong amount.
+func (s *PayoutService) due(ctx context.Context, q queryer, run afftrack.PayoutRun, end int64) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT affiliate_id, `+sumAmount("commission")+`
+	FROM transactions
+	WHERE status2 = $1 AND date_created < $2
+	GROUP BY affiliate_id
+	ORDER BY affiliate_id`, int64(afftrack.Status2Approved), end)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var due []int64
+	for rows.Next() {
+		var id int64
+		var sum amountParts
+		if err := rows.Scan(&id, &sum.hi, &sum.lo); err != nil {
+			return nil, err
+		}
+		total, ok := partsMoney(sum.hi, sum.lo)
+		if !ok {
+			return nil, fmt.Errorf("affiliate %d: the Approved commission up to %s adds up beyond the largest amount, %s",
+				id, run.UpTo.Format(time.DateOnly), afftrack.Money(math.MaxInt64))
+		}
+		if total >= run.Minimum && total > 0 {
+			due = append(due, id)
+		}
+	}
+	return due, rows.Err()
+}
+
 // pay pays one affiliate's due transactions by invoice id, or returns nil
 // when none was left to pay.
 func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutRun, affiliateID, id, end int64) (*afftrack.Payout, error) {
@@ -83,13 +116,14 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 	}
 	var events []afftrack.TransactionEvent
 	var ids []int64
+	var subTotal amountSum
 	for rows.Next() {
 		var tid, sale, commission int64
 		if err := rows.Scan(&tid, &sale, &commission); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		p.Invoice.SubTotal += afftrack.Money(commission)
+		subTotal.add(commission)
 		ids = append(ids, tid)
 		events = append(events, afftrack.TransactionEvent{TransactionID: tid, At: run.Now, Actor: run.Actor,
 			From: afftrack.Status2Approved, To: afftrack.Status2Paid, FromSaleValue: afftrack.Money(sale),
@@ -102,6 +136,10 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 	}
 	if len(ids) == 0 {
 		return nil, nil
+	}
+	var ok bool
+	if p.Invoice.SubTotal, ok = subTotal.money(); !ok {
+		return nil, errors.New("the Approved commission adds up beyond the largest amount")
 	}
 	p.Transactions = len(ids)
 	p.Invoice.Number = invoiceNumber(run, affiliateID, count+1)

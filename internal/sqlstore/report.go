@@ -28,28 +28,41 @@ type ReportService struct {
 func NewReportService(db *DB) *ReportService { return &ReportService{db: db} }
 
 // The report queries. $1 is the account, $2 and $3 the range in
-// milliseconds, [from, to). Sums are cast so both backends hand over an
-// int64 (PostgreSQL's SUM of a BIGINT is a NUMERIC); a sum beyond the
-// int64 range fails rather than wraps.
-const (
+// milliseconds, [from, to). Amounts are summed by sumAmount, exactly on
+// both engines; a sum beyond an amount's range is refused when the parts
+// are put back together.
+var (
 	reportTrafficTypeTransactions = `SELECT traffic_type, status2, COUNT(*),
-		CAST(SUM(sale_value) AS BIGINT), CAST(SUM(commission) AS BIGINT)
+		` + sumAmount("sale_value") + `, ` + sumAmount("commission") + `
 	FROM transactions
 	WHERE affiliate_id = $1 AND date_created >= $2 AND date_created < $3
 	GROUP BY traffic_type, status2`
 
-	reportTrafficTypeClicks = `SELECT traffic_type, bot, COUNT(*)
-	FROM clicks
-	WHERE affiliate_id = $1 AND created >= $2 AND created < $3
-	GROUP BY traffic_type, bot`
-
-	reportMerchantTransactions = `SELECT g.merchant_id, m.name, m.avatar_url, g.status2, g.n, g.sale, g.commission
+	reportMerchantTransactions = `SELECT g.merchant_id, m.name, m.avatar_url, g.status2, g.n,
+		g.sale_value_hi, g.sale_value_lo, g.commission_hi, g.commission_lo
 	FROM (SELECT merchant_id, status2, COUNT(*) AS n,
-			CAST(SUM(sale_value) AS BIGINT) AS sale, CAST(SUM(commission) AS BIGINT) AS commission
+			` + sumAmount("sale_value") + `, ` + sumAmount("commission") + `
 		FROM transactions
 		WHERE affiliate_id = $1 AND date_created >= $2 AND date_created < $3
 		GROUP BY merchant_id, status2) g
 	JOIN merchants m ON m.id = g.merchant_id`
+
+	reportAffiliateTransactions = `SELECT g.affiliate_id, a.contact_name, a.business_name, g.status2, g.n,
+		g.sale_value_hi, g.sale_value_lo, g.commission_hi, g.commission_lo, g.override_fee_hi, g.override_fee_lo
+	FROM (SELECT affiliate_id, status2, COUNT(*) AS n,
+			` + sumAmount("sale_value") + `, ` + sumAmount("commission") + `, ` + sumAmount("override_fee") + `
+		FROM transactions
+		WHERE merchant_id = $1 AND date_created >= $2 AND date_created < $3
+		GROUP BY affiliate_id, status2) g
+	JOIN affiliates a ON a.id = g.affiliate_id`
+)
+
+// The click queries count; they sum no amount.
+const (
+	reportTrafficTypeClicks = `SELECT traffic_type, bot, COUNT(*)
+	FROM clicks
+	WHERE affiliate_id = $1 AND created >= $2 AND created < $3
+	GROUP BY traffic_type, bot`
 
 	reportMerchantClicks = `SELECT g.merchant_id, m.name, m.avatar_url, g.bot, g.n
 	FROM (SELECT merchant_id, bot, COUNT(*) AS n
@@ -57,16 +70,6 @@ const (
 		WHERE affiliate_id = $1 AND created >= $2 AND created < $3
 		GROUP BY merchant_id, bot) g
 	JOIN merchants m ON m.id = g.merchant_id`
-
-	reportAffiliateTransactions = `SELECT g.affiliate_id, a.contact_name, a.business_name, g.status2, g.n,
-		g.sale, g.commission, g.override_fee
-	FROM (SELECT affiliate_id, status2, COUNT(*) AS n,
-			CAST(SUM(sale_value) AS BIGINT) AS sale, CAST(SUM(commission) AS BIGINT) AS commission,
-			CAST(SUM(override_fee) AS BIGINT) AS override_fee
-		FROM transactions
-		WHERE merchant_id = $1 AND date_created >= $2 AND date_created < $3
-		GROUP BY affiliate_id, status2) g
-	JOIN affiliates a ON a.id = g.affiliate_id`
 
 	reportAffiliateClicks = `SELECT g.affiliate_id, a.contact_name, a.business_name, g.bot, g.n
 	FROM (SELECT affiliate_id, bot, COUNT(*) AS n
@@ -117,9 +120,10 @@ func (r *reportLines[K, L]) sorted() []L {
 	return out
 }
 
-// each runs query and scan on every grouped row. A sum the database
-// cannot hold in a BIGINT is afftrack.ErrReportOutOfRange, as one that
-// passes the range when merged here.
+// each runs query and scan on every grouped row. A sum beyond an
+// amount's range is afftrack.ErrReportOutOfRange, whether found when its
+// parts are put together, when groups are merged, or by the database
+// (a part-sum of more rows than any network has).
 func (s *ReportService) each(ctx context.Context, what, query string, args []any, scan func(*sql.Rows) error) error {
 	err := func() error {
 		rows, err := s.db.query(ctx, query, args...)
@@ -143,6 +147,22 @@ func (s *ReportService) each(ctx context.Context, what, query string, args []any
 	return fmt.Errorf("%s report: %w", what, err)
 }
 
+// groupSums puts one grouped row's sale, commission and override sums
+// back together. Each is exact; merging the groups of one derived Status
+// (Pending and Locked, Approved and Paid) adds two exact sums, which a
+// checked add refuses only when their total does not fit.
+func groupSums(sale, commission, override amountParts) ([3]afftrack.Money, error) {
+	var out [3]afftrack.Money
+	for i, p := range [3]amountParts{sale, commission, override} {
+		v, ok := partsMoney(p.hi, p.lo)
+		if !ok {
+			return out, afftrack.ErrReportOutOfRange
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // addClicks adds n clicks, bots if bot.
 func addClicks(m *afftrack.ReportMetrics, bot bool, n int64) {
 	m.ClicksTotal += n
@@ -158,15 +178,20 @@ func (s *ReportService) TrafficTypeReport(ctx context.Context, affiliateID int64
 	lines := reportLines[afftrack.TrafficType, afftrack.TrafficTypeReport]{byKey: map[afftrack.TrafficType]*afftrack.TrafficTypeReport{},
 		metrics: func(l *afftrack.TrafficTypeReport) *afftrack.ReportMetrics { return &l.ReportMetrics }}
 	var tt, status2 uint8
-	var n, sale, commission int64
+	var n int64
+	var sale, commission amountParts
 	var bot bool
 	err := s.each(ctx, "traffic type", reportTrafficTypeTransactions, args, func(rows *sql.Rows) error {
-		if err := rows.Scan(&tt, &status2, &n, &sale, &commission); err != nil {
+		if err := rows.Scan(&tt, &status2, &n, &sale.hi, &sale.lo, &commission.hi, &commission.lo); err != nil {
+			return err
+		}
+		sums, err := groupSums(sale, commission, amountParts{})
+		if err != nil {
 			return err
 		}
 		key := afftrack.TrafficType(tt)
 		return lines.line(key, func() afftrack.TrafficTypeReport { return afftrack.TrafficTypeReport{TrafficType: key} }).
-			AddTransactions(afftrack.TransactionStatus2(status2), n, afftrack.Money(sale), afftrack.Money(commission), 0)
+			AddTransactions(afftrack.TransactionStatus2(status2), n, sums[0], sums[1], 0)
 	})
 	if err == nil {
 		err = s.each(ctx, "traffic type", reportTrafficTypeClicks, args, func(rows *sql.Rows) error {
@@ -190,7 +215,8 @@ func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, f
 	args := []any{affiliateID, start, end}
 	lines := reportLines[int64, afftrack.MerchantReport]{byKey: map[int64]*afftrack.MerchantReport{},
 		metrics: func(l *afftrack.MerchantReport) *afftrack.ReportMetrics { return &l.ReportMetrics }}
-	var id, n, sale, commission int64
+	var id, n int64
+	var sale, commission amountParts
 	var name, avatar string
 	var status2 uint8
 	var bot bool
@@ -198,11 +224,14 @@ func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, f
 		return afftrack.MerchantReport{MerchantID: id, MerchantName: name, MerchantAvatarURL: avatar}
 	}
 	err := s.each(ctx, "merchant", reportMerchantTransactions, args, func(rows *sql.Rows) error {
-		if err := rows.Scan(&id, &name, &avatar, &status2, &n, &sale, &commission); err != nil {
+		if err := rows.Scan(&id, &name, &avatar, &status2, &n, &sale.hi, &sale.lo, &commission.hi, &commission.lo); err != nil {
 			return err
 		}
-		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n,
-			afftrack.Money(sale), afftrack.Money(commission), 0)
+		sums, err := groupSums(sale, commission, amountParts{})
+		if err != nil {
+			return err
+		}
+		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n, sums[0], sums[1], 0)
 	})
 	if err == nil {
 		err = s.each(ctx, "merchant", reportMerchantClicks, args, func(rows *sql.Rows) error {
@@ -225,7 +254,8 @@ func (s *ReportService) AffiliateReport(ctx context.Context, merchantID int64, f
 	args := []any{merchantID, start, end}
 	lines := reportLines[int64, afftrack.AffiliateReport]{byKey: map[int64]*afftrack.AffiliateReport{},
 		metrics: func(l *afftrack.AffiliateReport) *afftrack.ReportMetrics { return &l.ReportMetrics }}
-	var id, n, sale, commission, override int64
+	var id, n int64
+	var sale, commission, override amountParts
 	var contact, business string
 	var status2 uint8
 	var bot bool
@@ -233,11 +263,15 @@ func (s *ReportService) AffiliateReport(ctx context.Context, merchantID int64, f
 		return afftrack.AffiliateReport{AffiliateID: id, AffiliateContactName: contact, AffiliateBusinessName: business}
 	}
 	err := s.each(ctx, "affiliate", reportAffiliateTransactions, args, func(rows *sql.Rows) error {
-		if err := rows.Scan(&id, &contact, &business, &status2, &n, &sale, &commission, &override); err != nil {
+		if err := rows.Scan(&id, &contact, &business, &status2, &n, &sale.hi, &sale.lo, &commission.hi, &commission.lo,
+			&override.hi, &override.lo); err != nil {
 			return err
 		}
-		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n,
-			afftrack.Money(sale), afftrack.Money(commission), afftrack.Money(override))
+		sums, err := groupSums(sale, commission, override)
+		if err != nil {
+			return err
+		}
+		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n, sums[0], sums[1], sums[2])
 	})
 	if err == nil {
 		err = s.each(ctx, "affiliate", reportAffiliateClicks, args, func(rows *sql.Rows) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/afftrack/afftrack"
@@ -303,4 +304,81 @@ func TestReportSumsBeyondTheAmountRange(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestReportSumsThatPassTheRangeOnTheWay: amounts whose exact sum fits
+// are summed exactly on every engine, even when a running total taken in
+// the rows' order would pass the int64 range (the largest sale, a cent,
+// then the largest refund), as SQLite's own sum() cannot.
+func TestReportSumsThatPassTheRangeOnTheWay(t *testing.T) {
+	tests := []struct {
+		name    string
+		amounts []afftrack.Money
+		want    afftrack.Money
+	}{
+		{"the largest amount, a little more, then minus the largest", []afftrack.Money{math.MaxInt64, 1, -math.MaxInt64}, 1},
+		{"the smallest amount, a little less, then plus the largest", []afftrack.Money{math.MinInt64 + 1, -1, math.MaxInt64}, -1},
+		{"twice the largest and back", []afftrack.Money{math.MaxInt64, math.MaxInt64, -math.MaxInt64, -math.MaxInt64 + 5}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" sum exactly", func(t *testing.T) {
+			eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+				d := reportDataset(t)
+				for i, a := range tt.amounts {
+					r := d.Transactions[4] // merchant 1, affiliate 2, June
+					r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
+					r.Transaction.Status2, r.Transaction.VoidReason = afftrack.Status2Approved, 0
+					r.Transaction.SaleValue, r.Transaction.ReportedSaleValue = a, a
+					r.Transaction.Commission, r.Transaction.OverrideFee = a, a
+					d.Transactions = append(d.Transactions, r)
+				}
+				d.Transactions = slices.Delete(d.Transactions, 4, 5) // only the amounts above on that day
+				mustImport(t, db, d)
+				ctx := context.Background()
+				from, to := dt(t, "2024-06-05"), dt(t, "2024-06-05")
+				reports := sqlstore.NewReportService(db)
+				aff, err := reports.AffiliateReport(ctx, 1, from, to)
+				if err != nil {
+					t.Fatalf("AffiliateReport: %v", err)
+				}
+				merch, err := reports.MerchantReport(ctx, 2, from, to)
+				if err != nil {
+					t.Fatalf("MerchantReport: %v", err)
+				}
+				types, err := reports.TrafficTypeReport(ctx, 2, from, to)
+				if err != nil {
+					t.Fatalf("TrafficTypeReport: %v", err)
+				}
+				want := [3]afftrack.Money{tt.want, tt.want, tt.want}
+				for _, got := range []struct {
+					name string
+					m    []afftrack.ReportMetrics
+				}{
+					{"AffiliateReport", metricsOf(aff, func(l afftrack.AffiliateReport) afftrack.ReportMetrics { return l.ReportMetrics })},
+					{"MerchantReport", metricsOf(merch, func(l afftrack.MerchantReport) afftrack.ReportMetrics { return l.ReportMetrics })},
+					{"TrafficTypeReport", metricsOf(types, func(l afftrack.TrafficTypeReport) afftrack.ReportMetrics { return l.ReportMetrics })},
+				} {
+					if len(got.m) != 1 {
+						t.Fatalf("%s: %d lines, want 1", got.name, len(got.m))
+					}
+					m := got.m[0]
+					sums := [3]afftrack.Money{m.SaleValueApproved, m.CommissionApproved, want[2]}
+					if got.name == "AffiliateReport" {
+						sums[2] = m.OverrideApproved
+					}
+					if diff := cmp.Diff(want, sums); diff != "" {
+						t.Errorf("%s: approved sale, commission, override (-want +got):\n%s", got.name, diff)
+					}
+				}
+			})
+		})
+	}
+}
+
+func metricsOf[L any](lines []L, m func(L) afftrack.ReportMetrics) []afftrack.ReportMetrics {
+	var out []afftrack.ReportMetrics
+	for _, l := range lines {
+		out = append(out, m(l))
+	}
+	return out
 }

@@ -1,0 +1,77 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
+)
+
+// TestPayoutSumsAreExact: an affiliate's Approved commissions are added
+// exactly on every engine, even when a running total would pass the
+// int64 range on the way to one that fits; a total beyond the range
+// stops the run naming the affiliate, and pays no one.
+func TestPayoutSumsAreExact(t *testing.T) {
+	tests := []struct {
+		name    string
+		amounts []afftrack.Money
+		want    afftrack.Money // affiliate 2's invoice SubTotal, 0 for none
+		wantErr string
+	}{
+		{"the largest commission, a little more, then minus the largest, pay the little more",
+			[]afftrack.Money{math.MaxInt64, 1, -math.MaxInt64}, 1, ""},
+		{"commissions adding up to nothing pay nothing", []afftrack.Money{math.MaxInt64, -math.MaxInt64}, 0, ""},
+		{"commissions adding up past the largest amount stop the run",
+			[]afftrack.Money{math.MaxInt64, 1}, 0, "affiliate 2: the Approved commission up to 2024-06-30 adds up beyond the largest amount"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+				d := reportDataset(t)
+				for i, a := range tt.amounts {
+					r := d.Transactions[4] // merchant 1, affiliate 2, June
+					r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
+					r.Transaction.Status2, r.Transaction.VoidReason = afftrack.Status2Approved, 0
+					r.Transaction.Commission = a
+					d.Transactions = append(d.Transactions, r)
+				}
+				d.Transactions = slices.Delete(d.Transactions, 4, 5)
+				mustImport(t, db, d)
+				ctx := context.Background()
+				payouts, err := sqlstore.NewPayoutService(db).RunPayouts(ctx, afftrack.PayoutRun{UpTo: dt(t, "2024-06-30"),
+					InvoicePrefix: "AT", Now: dt(t, "2024-07-01"), Actor: afftrack.ActorOperator})
+				if tt.wantErr != "" {
+					if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+						t.Fatalf("RunPayouts: error %v, want one saying %q", err, tt.wantErr)
+					}
+					var paid int64
+					if err := db.SQL().QueryRow(`SELECT COUNT(*) FROM transactions WHERE status2 = $1`,
+						int64(afftrack.Status2Paid)).Scan(&paid); err != nil {
+						t.Fatal(err)
+					}
+					if paid != 1 { // the imported tx 4 only
+						t.Errorf("%d transactions Paid after a refused run, want the 1 imported so", paid)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("RunPayouts: %v", err)
+				}
+				var got afftrack.Money
+				for _, p := range payouts {
+					if p.Invoice.AffiliateID == 2 {
+						got = p.Invoice.SubTotal
+					}
+				}
+				if got != tt.want {
+					t.Errorf("affiliate 2's invoice SubTotal %s, want %s", got, tt.want)
+				}
+			})
+		})
+	}
+}
