@@ -20,6 +20,12 @@ const (
 	ItemMoneyScale = 2
 )
 
+// Add returns m+n, or false when the sum is beyond Money's range.
+func (m Money) Add(n Money) (Money, bool) {
+	v, ok := addInt64(int64(m), int64(n))
+	return Money(v), ok
+}
+
 // String formats m with exactly four fractional digits.
 func (m Money) String() string { return string(AppendFixed(nil, int64(m), MoneyScale)) }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -59,6 +61,19 @@ the bank transfer.`)
 			return usageError("payouts run", "--up-to %q is not a date (YYYY-MM-DD)", *upTo)
 		}
 	}
+	// The CSV's file is made before anything is paid, so a path that
+	// cannot be written stops the run instead of leaving payouts made
+	// with no file for the transfer; it takes its name once written.
+	var csvOut *os.File
+	if *csvFile != "" {
+		if csvOut, err = os.CreateTemp(filepath.Dir(*csvFile), ".payouts-*.csv"); err != nil {
+			return fmt.Errorf("--csv: %w", err)
+		}
+		defer func() {
+			csvOut.Close()
+			os.Remove(csvOut.Name()) // fails once renamed
+		}()
+	}
 	db, _, now, err := f.open(ctx)
 	if err != nil {
 		return err
@@ -76,6 +91,7 @@ the bank transfer.`)
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "INVOICE\tNUMBER\tAFFILIATE\tTRANSACTIONS\tSUBTOTAL\tGST\tTOTAL\t")
 	var total afftrack.Money
+	totalFits := true
 	for _, p := range payouts {
 		inv := p.Invoice
 		gst := "-"
@@ -84,23 +100,30 @@ the bank transfer.`)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", inv.ID, inv.Number, inv.AffiliateID, p.Transactions,
 			inv.SubTotal, gst, inv.Total)
-		total += inv.Total
+		if totalFits {
+			total, totalFits = total.Add(inv.Total)
+		}
 	}
 	tw.Flush()
-	fmt.Fprintf(env.stdout, "paid %d affiliates %s in all, commissions up to %s\n", len(payouts), total,
-		run.UpTo.Format(time.DateOnly))
-	if *csvFile != "" {
-		return writePayoutsCSV(*csvFile, payouts)
+	all := total.String()
+	if !totalFits {
+		all = "beyond " + afftrack.Money(math.MaxInt64).String()
 	}
-	return nil
+	fmt.Fprintf(env.stdout, "paid %d affiliates %s in all, commissions up to %s\n", len(payouts), all,
+		run.UpTo.Format(time.DateOnly))
+	if csvOut == nil {
+		return nil
+	}
+	if err := writePayoutsCSV(csvOut, payouts); err != nil {
+		return fmt.Errorf("--csv: the payouts above are made, but their file could not be written (%w); "+
+			"their invoices are listed by GET /V1/Affiliate/Invoices", err)
+	}
+	return os.Rename(csvOut.Name(), *csvFile)
 }
 
-// writePayoutsCSV writes one line per invoice, for the bank transfer.
-func writePayoutsCSV(name string, payouts []afftrack.Payout) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
+// writePayoutsCSV writes one line per invoice to f, for the bank
+// transfer, and closes it.
+func writePayoutsCSV(f *os.File, payouts []afftrack.Payout) error {
 	w := csv.NewWriter(f)
 	w.Write([]string{"InvoiceId", "Number", "AffiliateId", "BusinessName", "ContactName", "SubTotal", "GST", "Total"})
 	for _, p := range payouts {

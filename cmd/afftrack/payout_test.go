@@ -39,6 +39,12 @@ func TestASaleIsPaidOnce(t *testing.T) {
 				!strings.Contains(out, "approved 2 transactions") {
 				t.Fatalf("release: %v\n%s", err, out)
 			}
+			// A CSV that cannot be written stops the run before it pays.
+			missing := filepath.Join(t.TempDir(), "no-such-dir", "payouts.csv")
+			if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--csv", missing); err == nil ||
+				!strings.Contains(out, "afftrack: --csv: ") || strings.Contains(out, "AT-40") {
+				t.Fatalf("payouts run with an unwritable --csv: %v\n%s", err, out)
+			}
 			csvPath := filepath.Join(t.TempDir(), "payouts.csv")
 			out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--csv", csvPath)
 			// 10% of 80 and of 19.99: 8.0000 + 1.9990.
