@@ -107,6 +107,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"key", "create", "merchant", "abc"}, `"abc" is not an account id; see afftrack key create --help`},
 		{[]string{"serve", "--addr", "127.0.0.1:99999"}, `--addr "127.0.0.1:99999"`},
 		{[]string{"serve", "--metrics-addr", "nowhere"}, `--metrics-addr "nowhere"`},
+		{[]string{"serve", "--db-max-conns", "1"}, "--db-max-conns must be 0 (the default) or at least 2"},
 		{[]string{"key", "create", "merchant", "1", "--label", "x\x01y"}, `--label has a character text cannot hold at byte 1`},
 		{[]string{"key", "list"}, "want key list merchant|affiliate ID; see afftrack key list --help"},
 		{[]string{"key", "revoke"}, "want key revoke KEY_ID; see afftrack key revoke --help"},

@@ -60,7 +60,7 @@ type serveConfig struct {
 func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.DB, "db", defaultDB, dbUsage)
-	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "database connections open at once at most; a request waits for a free one (0: 4 per CPU, at least 8; on SQLite one more, for the writes)")
+	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "database connections open at once at most, 2 or more; a request waits for a free one (0: 4 per CPU, at least 8; on SQLite one more, for the writes)")
 	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL; XML namespaces and tracking links derive from it (default http:// and the --addr host and port, localhost for a loopback or wildcard host)")
 	fs.StringVar(&c.TrackingURL, "tracking-url", "", "tracking base URL for banner links (default PUBLIC-URL/t)")
 	fs.StringVar(&c.Timezone, "timezone", "UTC", "the network's time zone (IANA name)")
@@ -102,8 +102,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.Limits.PerMinute < 0 || cfg.Limits.PerDay < 0 || cfg.Limits.Concurrent < 0 {
 		return usageError("serve", "rate limits cannot be negative")
 	}
-	if cfg.DBMaxConns < 0 {
-		return usageError("serve", "--db-max-conns cannot be negative")
+	if cfg.DBMaxConns < 0 || cfg.DBMaxConns == 1 {
+		return usageError("serve", "--db-max-conns must be 0 (the default) or at least %d", sqlstore.MinOpenConns)
 	}
 	if cfg.KeyCacheTTL < 0 {
 		return usageError("serve", "--key-cache-ttl cannot be negative")

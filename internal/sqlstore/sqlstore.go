@@ -101,6 +101,9 @@ type Options struct {
 	MaxOpenConns int
 }
 
+// MinOpenConns is the smallest pool Open makes, whatever Options say.
+const MinOpenConns = 2
+
 // DefaultMaxOpenConns is the pool's bound when Options set none: four
 // connections per CPU, at least 8. More connections than the database can
 // run at once only queue inside it, where no deadline sees them.
@@ -134,9 +137,15 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	conns := o.MaxOpenConns
+	// At least two: a migration on PostgreSQL holds its lock on one
+	// connection while it works on another, and would wait for ever on a
+	// pool of one.
+	conns := max(o.MaxOpenConns, MinOpenConns)
 	if db.writer != nil {
 		conns++ // SQLite's write connection, held by the DB, is not the readers' to wait for
+	}
+	if db.keeper != nil {
+		conns++ // and the connection that keeps an in-memory database alive
 	}
 	db.sql.SetMaxOpenConns(conns)
 	db.sql.SetMaxIdleConns(conns)

@@ -300,6 +300,33 @@ func TestOpen(t *testing.T) {
 	})
 }
 
+// TestAPoolOfOne: a pool asked for one connection still opens, migrates
+// and serves on every backend, in-memory SQLite included; a migration on
+// PostgreSQL holds its lock on one connection while it works on another.
+func TestAPoolOfOne(t *testing.T) {
+	for _, b := range append(storetest.Backends(t), "memory") {
+		t.Run(b+" opens, migrates and answers", func(t *testing.T) {
+			dsn := "sqlite::memory:"
+			if b != "memory" {
+				dsn = storetest.URL(t, b)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			db, err := sqlstore.Open(ctx, dsn, sqlstore.Options{MaxOpenConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("Migrate: %v", err)
+			}
+			if err := db.Ping(ctx); err != nil {
+				t.Fatalf("Ping: %v", err)
+			}
+		})
+	}
+}
+
 func TestPool(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
 		// A burst of requests in flight, as a load of 8 concurrent clients
