@@ -11,6 +11,7 @@ import (
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
 const unauthorizedMessage = "The API key is missing, invalid, or for a different account type; or the user account has been suspended or closed."
@@ -303,4 +304,39 @@ func TestKeys(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestTheStoreStampsItsOwnTimesByItsClock: the times the store stamps
+// itself (an account made from the command line, NetworkNow for keys)
+// come from Options.Clock, so they can be fixed in a test.
+func TestTheStoreStampsItsOwnTimesByItsClock(t *testing.T) {
+	at := time.Date(2031, 2, 3, 4, 5, 6, 7_000_000, time.UTC)
+	for _, b := range storetest.Backends(t) {
+		t.Run("on "+b+" an account made now is stamped with the clock's time", func(t *testing.T) {
+			ctx := context.Background()
+			db, err := sqlstore.Open(ctx, storetest.URL(t, b), sqlstore.Options{Clock: func() time.Time { return at }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s := sqlstore.NewAccountService(db)
+			m := &afftrack.Merchant{Name: "Clocked"}
+			if err := s.CreateMerchant(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			var created int64
+			if err := db.SQL().QueryRowContext(ctx, `SELECT date_created FROM merchants WHERE id = $1`, m.ID).Scan(&created); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.UnixMilli(created).UTC(); !got.Equal(at) {
+				t.Errorf("DateCreated %s, want the clock's %s", got, at)
+			}
+			if now, err := s.NetworkNow(ctx); err != nil || !now.Equal(at) {
+				t.Errorf("NetworkNow = %s, %v; want %s", now, err, at)
+			}
+		})
+	}
 }

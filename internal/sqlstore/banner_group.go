@@ -273,7 +273,8 @@ func (im *importer) checkDefaultBanners() error {
 		}
 		clash[k] = append(clash[k], id)
 	}
-	if err := rows.Close(); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return fmt.Errorf("import: check DefaultForSize: %w", err)
 	}
 	if len(order) == 0 {

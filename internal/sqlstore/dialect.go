@@ -134,7 +134,8 @@ func (b *bulkLoad) dropIndexes(ctx context.Context, tx *sql.Tx) error {
 		drop = append(drop, `DROP INDEX "`+name+`"`)
 		b.finish = append(b.finish, create)
 	}
-	if err := rows.Close(); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, q := range drop {

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // migrationFiles holds the schema's history: migrations/NNNN_name.sql (or
@@ -174,7 +173,7 @@ func (db *DB) applyMigration(ctx context.Context, m migration) error {
 	// applied_at is an instant, not a network wall clock: it is only for
 	// operators reading the table.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`,
-		m.version, time.Now().UnixMilli()); err != nil {
+		m.version, db.clock().UnixMilli()); err != nil {
 		return fmt.Errorf("migration %s: record: %w", m.name, err)
 	}
 	if err := tx.Commit(); err != nil {

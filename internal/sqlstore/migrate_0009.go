@@ -71,7 +71,8 @@ func groupBanners0009(ctx context.Context, tx *sql.Tx) error {
 		}
 		groups = append(groups, g)
 	}
-	if err := rows.Close(); err != nil {
+	rows.Close()
+	if err := rows.Err(); err != nil { // a read cut short is not the end of the banners
 		return err
 	}
 	for i, g := range groups {

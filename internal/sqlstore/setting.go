@@ -74,7 +74,7 @@ func (db *DB) networkNow(ctx context.Context) (time.Time, error) {
 	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, settingTimeZone).Scan(&zone)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return afftrack.WallClock(time.Now(), time.UTC), nil
+		return afftrack.WallClock(db.clock(), time.UTC), nil
 	case err != nil:
 		return time.Time{}, fmt.Errorf("read the time zone: %w", err)
 	}
@@ -82,5 +82,5 @@ func (db *DB) networkNow(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("the recorded time zone %q: %w", zone, err)
 	}
-	return afftrack.WallClock(time.Now(), loc), nil
+	return afftrack.WallClock(db.clock(), loc), nil
 }

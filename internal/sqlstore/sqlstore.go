@@ -38,6 +38,7 @@ type DB struct {
 	sql     *sql.DB
 	dialect dialect
 	stmts   stmtCache // the hot reads, prepared
+	clock   afftrack.Clock
 
 	// keeper holds an in-memory SQLite database alive: it is dropped when
 	// its last connection closes, which the pool may otherwise do.
@@ -99,6 +100,12 @@ type Options struct {
 	// which on a small machine makes every one of them slow, and bounds
 	// what slow clients can hold.
 	MaxOpenConns int
+
+	// Clock is the instant the store reads when it stamps a time of its
+	// own (an account or key created from the command line, an import's
+	// "now"); nil is time.Now. Services that take a clock of their own
+	// (conversions, the lifecycle) use theirs.
+	Clock afftrack.Clock
 }
 
 // MinOpenConns is the smallest pool Open makes, whatever Options say.
@@ -136,6 +143,10 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	db.clock = o.Clock
+	if db.clock == nil {
+		db.clock = time.Now
 	}
 	// At least two: a migration on PostgreSQL holds its lock on one
 	// connection while it works on another, and would wait for ever on a
