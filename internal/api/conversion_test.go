@@ -214,7 +214,7 @@ func TestConversionBadRequest(t *testing.T) {
 		{"an item without SaleValue", items(`[{"Sku":"A"}]`), "SaleValue"},
 		{"CurrencyCode XYZ", valid(`,"CurrencyCode":"XYZ"`), "CurrencyCode"},
 		{"CustomerType Old", valid(`,"CustomerType":"Old"`), "CustomerType"},
-		{"ClickId not hex", fmt.Sprintf(`{"ClickId":"nothex","OrderId":"b","SaleValue":10}`), "ClickId"},
+		{"ClickId not hex", `{"ClickId":"nothex","OrderId":"b","SaleValue":10}`, "ClickId"},
 		{"ConsumptionDate yesterday", valid(`,"ConsumptionDate":"yesterday"`), "ConsumptionDate"},
 		{"ConsumptionDate so late the validation date passes 9999", valid(`,"ConsumptionDate":"9999-12-31"`), "ConsumptionDate"},
 		{"OrderId of 256 characters", fmt.Sprintf(`{"ClickId":%q,"OrderId":%q,"SaleValue":10}`, id, strings.Repeat("€", 256)), "OrderId"},

@@ -30,10 +30,6 @@ const (
 	ofAffiliate3Key = "of-affiliate-3-key-0123456789abcdef"
 )
 
-// ofNow is the offer tests' clock: coupons and promotions are shown from
-// their creation through their EndDate's day.
-const ofNow = "2024-06-15T12:00:00"
-
 // ofNetwork: merchant 1 (Joined by affiliates 1 and 2; affiliate 3
 // Pending) and merchant 2 (Joined by affiliate 1).
 //   - coupons 1 A1 (affiliate 1's, markup in its text), 2 ALL (public), 3 A2 (affiliate 2's),
@@ -84,7 +80,8 @@ const ofNetwork = `{
 }`
 
 // offerServer serves ofNetwork on a fresh SQLite store, with the clock at
-// ofNow.
+// 2024-06-15T12:00:00: coupons and promotions are shown from their
+// creation through their EndDate's day.
 func offerServer(t *testing.T) http.Handler {
 	t.Helper()
 	db := storetest.Open(t, storetest.SQLite)
@@ -97,7 +94,7 @@ func offerServer(t *testing.T) http.Handler {
 	if _, err := imp.Import(context.Background(), d); err != nil {
 		t.Fatalf("import the network: %v", err)
 	}
-	now := time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC) // ofNow
+	now := time.Date(2024, 6, 15, 12, 0, 0, 0, time.UTC)
 	return api.NewServer(api.Config{PublicURL: "http://test"}, api.Services{
 		Accounts:     sqlstore.NewAccountService(db),
 		Transactions: sqlstore.NewTransactionService(db),

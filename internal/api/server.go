@@ -156,6 +156,7 @@ type ClickSink interface {
 
 // CountryLookup places an address in a country.
 type CountryLookup interface {
+	// Country returns ip's country, or false when it is in none known.
 	Country(ip netip.Addr) (afftrack.Country, bool)
 }
 

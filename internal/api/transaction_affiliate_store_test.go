@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/afftrack/afftrack/internal/ratelimit"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // storeServer serves d, imported into a fresh SQLite database, through the
@@ -199,8 +199,11 @@ func TestAffiliateAndMerchantViewsAgree(t *testing.T) {
 					}
 					compareViews(t, fmt.Sprintf("transaction %d %s", tx.ID, pair.what), pair.m, pair.a)
 				}
-				if !reflect.DeepEqual(m, merchantList[id]) || !reflect.DeepEqual(a, affiliateList[id]) {
-					t.Errorf("transaction %d: a view by id differs from the same view in its list", tx.ID)
+				if diff := cmp.Diff(m, merchantList[id]); diff != "" {
+					t.Errorf("transaction %d: the merchant's view by id (-want) and in its list (+got):\n%s", tx.ID, diff)
+				}
+				if diff := cmp.Diff(a, affiliateList[id]); diff != "" {
+					t.Errorf("transaction %d: the affiliate's view by id (-want) and in its list (+got):\n%s", tx.ID, diff)
 				}
 
 				// The affiliate's own fields say what the data says.
@@ -213,10 +216,12 @@ func TestAffiliateAndMerchantViewsAgree(t *testing.T) {
 				for i, name := range []string{"UniqueId", "UniqueId2", "UniqueId3", "UniqueId4"} {
 					want[name] = unique[tx.ID][i]
 				}
-				for k, v := range want {
-					if !reflect.DeepEqual(a[k], v) {
-						t.Errorf("transaction %d: affiliate view %s = %#v, want %#v", tx.ID, k, a[k], v)
-					}
+				got := map[string]any{}
+				for k := range want {
+					got[k] = a[k]
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("transaction %d: the affiliate's own fields (-want +got):\n%s", tx.ID, diff)
 				}
 			}
 		})
@@ -258,8 +263,8 @@ func compareViews(t *testing.T, what string, m, a map[string]any) {
 			shared++
 		default:
 			shared++
-			if !reflect.DeepEqual(mv, av) {
-				t.Errorf("%s: %s is %#v in the merchant view, %#v in the affiliate view", what, k, mv, av)
+			if diff := cmp.Diff(mv, av); diff != "" {
+				t.Errorf("%s: %s in the merchant view (-) and the affiliate view (+):\n%s", what, k, diff)
 			}
 		}
 	}
@@ -283,7 +288,7 @@ func compareItems(t *testing.T, what string, m, a []any) {
 			t.Errorf("%s: item %d has %d fields in the merchant view, %d in the affiliate view; want 12 and 8", what, i, len(mi), len(ai))
 		}
 		for k, av := range ai {
-			if mv, ok := mi[k]; !ok || !reflect.DeepEqual(mv, av) {
+			if mv, ok := mi[k]; !ok || !cmp.Equal(mv, av) {
 				t.Errorf("%s: item %d %s is %#v in the merchant view, %#v in the affiliate view", what, i, k, mv, av)
 			}
 		}

@@ -100,8 +100,9 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 // A load into an empty transactions table is a bulk load: on SQLite the
 // transactions' date indexes are dropped for it and rebuilt before the
 // commit (a sorted build is several times cheaper than as many ordered
-// inserts), and the connection's page cache is raised and its foreign key
-// checks, which repeat the importer's own, are off (dialect_sqlite.go).
+// inserts), and the connection's foreign key checks, which repeat the
+// importer's own, are off (dialect_sqlite.go); its page cache stays the
+// pool's.
 // PostgreSQL keeps its indexes, as dropping one would lock out the readers
 // of the table until the load commits.
 func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {

@@ -29,8 +29,6 @@ import (
 // The write connection keeps it too: a larger one gained the click writer
 // little once its transactions grew, and held 50 MB more while the
 // lifecycle locked a backlog (docs/performance.md, "An eighth sitting").
-// The generator's bulk load raises its own connection's cache for the
-// load.
 // Temporary storage in memory keeps the statement journal of an import's
 // multi-row upserts off the disk.
 const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
