@@ -5,56 +5,6 @@ import (
 	"time"
 )
 
-// ValidationAction is what a merchant does with one of its Pending
-// transactions.
-type ValidationAction uint8
-
-// ValidationAction values.
-const (
-	ActionApprove ValidationAction = iota + 1 // Pending to Locked
-	ActionVoid                                // Pending to Void, with a VoidReason
-	ActionAmend                               // stays Pending, with an AmendedReason and new amounts
-)
-
-var validationActionNames = []string{"", "Approve", "Void", "Amend"}
-
-// String returns the action's name.
-func (a ValidationAction) String() string { return enumName(validationActionNames, a) }
-
-// ParseValidationAction returns the action named s, ignoring case.
-func ParseValidationAction(s string) (ValidationAction, bool) {
-	return parseEnum[ValidationAction](validationActionNames, s)
-}
-
-// ValidationActionNames lists the actions, for messages.
-func ValidationActionNames() string { return enumList(validationActionNames) }
-
-// MaxValidations bounds the rows of one validation call.
-const MaxValidations = 1000
-
-// Validation is one row of a merchant's validation: the transaction by Id
-// or OrderId, and what to do with it.
-type Validation struct {
-	ID            Null[int64]
-	OrderID       Null[string]
-	Action        ValidationAction
-	VoidReason    VoidReason
-	AmendedReason AmendedReason
-	SaleValue     Null[Money] // Amend: the new reported amount
-	Items         []ConversionItem
-	// Problem, if set, is why the row cannot be applied, found while it
-	// was read; the row changes nothing and reports it.
-	Problem string
-}
-
-// ValidationResult is the outcome of one row, in the row's place.
-type ValidationResult struct {
-	ID      Null[int64]
-	OrderID Null[string]
-	Status2 TransactionStatus2 // 0: null (the row named no transaction of the merchant)
-	Error   Null[string]
-}
-
 // Actor says who changed a transaction, for its history: an account and
 // the key it used ("merchant:3 key k_1a2b"), an operator at the command
 // line ("operator"), or the scheduled work ("lifecycle").
@@ -73,20 +23,6 @@ func AccountActor(a *Account) Actor {
 		s += " key " + a.KeyID
 	}
 	return Actor(s)
-}
-
-// TransactionEvent is one entry of a transaction's history: a change of
-// its status or amounts, who made it, when, and why.
-type TransactionEvent struct {
-	TransactionID  int64
-	At             time.Time
-	Actor          Actor
-	From, To       TransactionStatus2 // From 0: the transaction was created
-	FromSaleValue  Money
-	ToSaleValue    Money
-	FromCommission Money
-	ToCommission   Money
-	Reason         string
 }
 
 // LifecycleService moves transactions through their states (tracking.md

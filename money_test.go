@@ -1,6 +1,7 @@
 package afftrack_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/afftrack/afftrack"
@@ -82,4 +83,27 @@ func FuzzParseDecimal(f *testing.F) {
 			t.Fatalf("round trip of %q: %d -> %q -> %d, %v", s, v, afftrack.Money(v).String(), back, err)
 		}
 	})
+}
+
+func TestMoneyAdd(t *testing.T) {
+	tests := []struct {
+		name   string
+		a, b   afftrack.Money
+		want   afftrack.Money
+		wantOK bool
+	}{
+		{"two amounts add", 15000, 2500, 17500, true},
+		{"a refund subtracts", 15000, -20000, -5000, true},
+		{"the largest amount and nothing is the largest", math.MaxInt64, 0, math.MaxInt64, true},
+		{"past the largest amount is refused", math.MaxInt64, 1, 0, false},
+		{"past the smallest amount is refused", math.MinInt64, -1, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.a.Add(tt.b)
+			if ok != tt.wantOK || (ok && got != tt.want) {
+				t.Errorf("%s.Add(%s) = %s, %v; want %s, %v", tt.a, tt.b, got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
 }
