@@ -63,4 +63,11 @@ type NotificationOutbox interface {
 	// NotificationCounts returns how many notifications are pending,
 	// delivered and given up, for metrics.
 	NotificationCounts(ctx context.Context) (pending, delivered, givenUp int64, err error)
+
+	// PruneNotifications removes up to n delivered or given-up
+	// notifications that finished before before, and returns how many it
+	// removed: the outbox keeps what is still to do and a recent past,
+	// not every call ever made (the transactions' history keeps the
+	// changes themselves).
+	PruneNotifications(ctx context.Context, before time.Time, n int) (int64, error)
 }

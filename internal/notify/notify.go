@@ -99,6 +99,10 @@ type Options struct {
 	// with each failure up to an hour. Default 30 s; tests shorten it.
 	FirstRetry time.Duration
 
+	// Keep is how long a delivered or given-up notification stays in the
+	// outbox before Run removes it. Default 30 days.
+	Keep time.Duration
+
 	// Observe is told the outcome of every attempt (the Outcome
 	// constants), for metrics, from several goroutines at once.
 	// Default: nothing.
@@ -124,6 +128,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Lease <= 0 {
 		o.Lease = time.Minute
+	}
+	if o.Keep <= 0 {
+		o.Keep = 30 * 24 * time.Hour
 	}
 	if o.FirstRetry <= 0 {
 		o.FirstRetry = backoffBase
@@ -179,8 +186,8 @@ func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.L
 func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	failing := 0           // polls failed in a row
-	var reported time.Time // when that was last logged
+	failing := 0                   // polls failed in a row
+	var reported, pruned time.Time // when that was last logged; when the outbox was last pruned
 	for {
 		select {
 		case <-ctx.Done():
@@ -188,6 +195,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		claimed, _, err := d.poll(ctx)
+		if now := d.o.Now(); err == nil && now.Sub(pruned) >= pruneInterval {
+			pruned = now
+			d.prune(ctx)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			// A store that is down fails every poll: its first failure
@@ -207,6 +218,31 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			wait = 0
 		}
 		timer.Reset(wait)
+	}
+}
+
+// pruneInterval is how often Run removes finished notifications past
+// Options.Keep, and pruneBatch how many one statement removes.
+const (
+	pruneInterval = time.Hour
+	pruneBatch    = 1000
+)
+
+// prune removes the finished notifications older than Options.Keep, a
+// batch at a time; a failure is logged and left to the next hour.
+func (d *Deliverer) prune(ctx context.Context) {
+	before := d.now().Add(-d.o.Keep)
+	for ctx.Err() == nil {
+		n, err := d.outbox.PruneNotifications(ctx, before, pruneBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.o.Logger.Error("notification pruning", "err", err)
+			}
+			return
+		}
+		if n < pruneBatch {
+			return
+		}
 	}
 }
 

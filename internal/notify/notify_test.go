@@ -28,6 +28,8 @@ type fakeRow struct {
 	delivered bool
 	givenUp   bool
 	why       string
+	finished  time.Time // when delivered or given up
+	pruned    bool      // removed from the outbox
 }
 
 // fakeOutbox is an in-memory afftrack.NotificationOutbox that keeps to
@@ -79,12 +81,12 @@ func (f *fakeOutbox) ClaimNotifications(_ context.Context, now time.Time, n int,
 	return out, nil
 }
 
-func (f *fakeOutbox) NotificationDelivered(_ context.Context, id int64, _ time.Time) error {
+func (f *fakeOutbox) NotificationDelivered(_ context.Context, id int64, at time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r := f.rows[id-1]
 	r.n.Attempts++
-	r.delivered = true
+	r.delivered, r.finished = true, at
 	return nil
 }
 
@@ -94,6 +96,9 @@ func (f *fakeOutbox) NotificationFailed(_ context.Context, id int64, next time.T
 	r := f.rows[id-1]
 	r.n.Attempts++
 	r.next, r.why, r.givenUp = next, why, giveUp
+	if giveUp {
+		r.finished = next
+	}
 	return nil
 }
 
@@ -102,6 +107,7 @@ func (f *fakeOutbox) NotificationCounts(context.Context) (pending, delivered, gi
 	defer f.mu.Unlock()
 	for _, r := range f.rows {
 		switch {
+		case r.pruned:
 		case r.delivered:
 			delivered++
 		case r.givenUp:
@@ -111,6 +117,19 @@ func (f *fakeOutbox) NotificationCounts(context.Context) (pending, delivered, gi
 		}
 	}
 	return pending, delivered, givenUp, nil
+}
+
+func (f *fakeOutbox) PruneNotifications(_ context.Context, before time.Time, n int) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var removed int64
+	for _, r := range f.rows {
+		if int(removed) < n && !r.pruned && (r.delivered || r.givenUp) && r.finished.Before(before) {
+			r.pruned = true
+			removed++
+		}
+	}
+	return removed, nil
 }
 
 // fakeClock is a clock tests move by hand.

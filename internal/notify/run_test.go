@@ -106,3 +106,52 @@ func TestDelivererRunDeliversUntilCancelled(t *testing.T) {
 		t.Errorf("Run = %v; want nil once cancelled", err)
 	}
 }
+
+// TestDelivererRunPrunesFinishedNotificationsPastKeep: Run removes the
+// delivered and given-up notifications that finished more than Keep ago,
+// in batches, and leaves the recent and the pending ones.
+func TestDelivererRunPrunesFinishedNotificationsPastKeep(t *testing.T) {
+	outbox := &fakeOutbox{}
+	now := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
+	old := pruneBatch + 5 // more than one batch
+	for i := range old + 3 {
+		id := outbox.add("http://receiver.invalid/", now.Add(-48*time.Hour))
+		r := outbox.rows[id-1]
+		switch {
+		case i < old/2:
+			r.delivered, r.finished = true, now.Add(-2*time.Hour)
+		case i < old:
+			r.givenUp, r.finished = true, now.Add(-3*time.Hour)
+		case i == old:
+			r.delivered, r.finished = true, now.Add(-30*time.Minute) // within Keep
+		case i == old+1:
+			r.next = now.Add(time.Hour) // pending, not yet due
+		default:
+			r.givenUp, r.finished = true, now.Add(-time.Hour) // exactly Keep ago: kept
+		}
+	}
+	d := New(outbox, Options{Interval: 10 * time.Millisecond, Keep: time.Hour, Now: func() time.Time { return now }})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p, dl, g, _ := outbox.NotificationCounts(t.Context())
+		if p+dl+g == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d notifications left after 10s, want 3", p+dl+g)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for id := int64(old + 1); id <= int64(old+3); id++ {
+		if outbox.row(id).pruned {
+			t.Errorf("notification %d pruned, want it kept", id)
+		}
+	}
+}

@@ -110,3 +110,16 @@ func (s *NotificationService) NotificationCounts(ctx context.Context) (pending, 
 	}
 	return pending, delivered, givenUp, rows.Err()
 }
+
+// PruneNotifications implements afftrack.NotificationOutbox. The rows go
+// a batch at a time, by id, so one call holds the write lock briefly
+// whatever the backlog.
+func (s *NotificationService) PruneNotifications(ctx context.Context, before time.Time, n int) (int64, error) {
+	res, err := s.db.sql.ExecContext(ctx, `DELETE FROM notifications WHERE id IN (
+		SELECT id FROM notifications WHERE state IN ($1, $2) AND finished < $3 ORDER BY id LIMIT $4)`,
+		notificationDelivered, notificationGivenUp, toMillis(before), n)
+	if err != nil {
+		return 0, fmt.Errorf("prune notifications: %w", err)
+	}
+	return res.RowsAffected()
+}

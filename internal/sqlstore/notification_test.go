@@ -236,5 +236,31 @@ func TestNotificationOutbox(t *testing.T) {
 				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
 			}
 		})
+		t.Run("pruning removes the finished ones before its time, a batch at a time, and never a pending one", func(t *testing.T) {
+			prune := func(t *testing.T, before time.Time, n int) int64 {
+				t.Helper()
+				removed, err := out.PruneNotifications(ctx, before, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return removed
+			}
+			// Delivered at now+lease, given up at now+26h.
+			if got := prune(t, now.Add(lease), 10); got != 0 {
+				t.Errorf("pruned %d finished at or after the bound, want 0", got)
+			}
+			if got := prune(t, now.Add(1000*time.Hour), 1); got != 1 {
+				t.Errorf("pruned %d with a batch of 1, want 1", got)
+			}
+			if got := prune(t, now.Add(1000*time.Hour), 10); got != 1 {
+				t.Errorf("pruned %d, want the other finished one", got)
+			}
+			if diff := cmp.Diff([3]int64{1, 0, 0}, counts(t)); diff != "" {
+				t.Errorf("pending, delivered, given up (-want +got):\n%s", diff)
+			}
+			if got := claim(t, now.Add(101*24*time.Hour), 10); len(got) != 1 || got[0].ID != want[2].ID {
+				t.Errorf("claimed %+v, want the pending notification %d", got, want[2].ID)
+			}
+		})
 	})
 }
