@@ -2,7 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -33,13 +32,9 @@ func TestPayoutSumsAreExact(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
 				d := reportDataset(t)
-				for i, a := range tt.amounts {
-					r := d.Transactions[4] // merchant 1, affiliate 2, June
-					r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
-					r.Transaction.Status2, r.Transaction.VoidReason = afftrack.Status2Approved, 0
-					r.Transaction.Commission = a
-					d.Transactions = append(d.Transactions, r)
-				}
+				addLikeTheVoid(d, len(tt.amounts), func(i int, tr *afftrack.Transaction) {
+					tr.Status2, tr.Commission = afftrack.Status2Approved, tt.amounts[i]
+				})
 				d.Transactions = slices.Delete(d.Transactions, 4, 5)
 				mustImport(t, db, d)
 				ctx := context.Background()

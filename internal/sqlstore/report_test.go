@@ -287,14 +287,11 @@ func TestReportSumsBeyondTheAmountRange(t *testing.T) {
 		t.Run(tt.name+" are refused", func(t *testing.T) {
 			eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 				d := reportDataset(t)
-				for i, s := range tt.statuses {
-					r := d.Transactions[4] // merchant 1, affiliate 2, June
-					r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
-					r.Transaction.Status2, r.Transaction.VoidReason = s, 0
-					r.Transaction.SaleValue, r.Transaction.ReportedSaleValue = 1, 1
-					r.Transaction.Commission, r.Transaction.OverrideFee = 0, math.MaxInt64
-					d.Transactions = append(d.Transactions, r)
-				}
+				addLikeTheVoid(d, len(tt.statuses), func(i int, tr *afftrack.Transaction) {
+					tr.Status2 = tt.statuses[i]
+					tr.SaleValue, tr.ReportedSaleValue = 1, 1
+					tr.Commission, tr.OverrideFee = 0, math.MaxInt64
+				})
 				mustImport(t, db, d)
 				ctx := context.Background()
 				_, err := sqlstore.NewReportService(db).AffiliateReport(ctx, 1, dt(t, "2024-06-01"), dt(t, "2024-06-30"))
@@ -324,14 +321,11 @@ func TestReportSumsThatPassTheRangeOnTheWay(t *testing.T) {
 		t.Run(tt.name+" sum exactly", func(t *testing.T) {
 			eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 				d := reportDataset(t)
-				for i, a := range tt.amounts {
-					r := d.Transactions[4] // merchant 1, affiliate 2, June
-					r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
-					r.Transaction.Status2, r.Transaction.VoidReason = afftrack.Status2Approved, 0
-					r.Transaction.SaleValue, r.Transaction.ReportedSaleValue = a, a
-					r.Transaction.Commission, r.Transaction.OverrideFee = a, a
-					d.Transactions = append(d.Transactions, r)
-				}
+				addLikeTheVoid(d, len(tt.amounts), func(i int, tr *afftrack.Transaction) {
+					a := tt.amounts[i]
+					tr.Status2 = afftrack.Status2Approved
+					tr.SaleValue, tr.ReportedSaleValue, tr.Commission, tr.OverrideFee = a, a, a, a
+				})
 				d.Transactions = slices.Delete(d.Transactions, 4, 5) // only the amounts above on that day
 				mustImport(t, db, d)
 				ctx := context.Background()
@@ -372,6 +366,19 @@ func TestReportSumsThatPassTheRangeOnTheWay(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// addLikeTheVoid appends n copies of reportDataset's transaction 5
+// (merchant 1, affiliate 2, Void, 2024-06-05) to d, as transactions 20,
+// 21 ... not void, each changed by set.
+func addLikeTheVoid(d *afftrack.Dataset, n int, set func(i int, tr *afftrack.Transaction)) {
+	for i := range n {
+		r := d.Transactions[4]
+		r.Transaction.ID, r.Transaction.OrderID = int64(20+i), fmt.Sprintf("BIG-%d", i)
+		r.Transaction.VoidReason = 0
+		set(i, &r.Transaction)
+		d.Transactions = append(d.Transactions, r)
 	}
 }
 
