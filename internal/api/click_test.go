@@ -438,3 +438,35 @@ func TestClickHeadRecordsNothing(t *testing.T) {
 		t.Errorf("HEAD recorded %d clicks, want none", n)
 	}
 }
+
+// TestATrackingBaseAtTheRoot: with the tracking base at the host's root
+// (--tracking-url with no path, as the reference's links have), links,
+// the pixel and the interface are all served by the one server.
+func TestATrackingBaseAtTheRoot(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{trackingRoot: true})
+	t.Run("a text link at the root redirects with a click id", func(t *testing.T) {
+		e.creditedClick("/1/t/1")
+	})
+	t.Run("a banner link at the root redirects with a click id", func(t *testing.T) {
+		e.creditedClick("/1/b/1")
+	})
+	t.Run("the pixel at the root records a sale", func(t *testing.T) {
+		id := e.creditedClick("/1/t/1")
+		e.waitClick("id", id)
+		r := e.click("/px/1?ClickId=" + id + "&OrderId=root-1&SaleValue=19.95")
+		if r.StatusCode != http.StatusOK || e.transactionCount("root-1") != 1 {
+			t.Errorf("pixel: %d %s, %d transactions of root-1", r.StatusCode, r.body, e.transactionCount("root-1"))
+		}
+	})
+	t.Run("the interface still answers beside the links", func(t *testing.T) {
+		r := e.do(http.MethodGet, "/V1/Affiliate/Banners?apiKey="+trAffiliate1Key, nil)
+		if r.StatusCode != http.StatusOK || !strings.Contains(r.body, `"TrackingUrl":"`+e.srv.URL+`/1/b/1"`) {
+			t.Errorf("GET /V1/Affiliate/Banners: %d %s", r.StatusCode, r.body)
+		}
+	})
+	t.Run("the old /t path is no link", func(t *testing.T) {
+		if r := e.click("/t/1/t/1"); r.StatusCode != http.StatusNotFound {
+			t.Errorf("GET /t/1/t/1: %d, want 404", r.StatusCode)
+		}
+	})
+}

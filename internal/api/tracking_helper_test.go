@@ -108,6 +108,7 @@ const trNetwork = `{
 // trOptions tune a tracking test server.
 type trOptions struct {
 	publicURL     string // "" is the test server's own URL
+	trackingRoot  bool   // the tracking base is the server's root, not {public-url}/t
 	trustProxy    bool
 	flushInterval time.Duration // 0 is 5 ms
 	limits        afftrack.Limits
@@ -198,12 +199,17 @@ func newTrackingEnv(t testing.TB, o trOptions) *trEnv {
 	if publicURL == "" {
 		publicURL = e.srv.URL
 	}
+	trackingBase := ""
+	if o.trackingRoot {
+		trackingBase = e.srv.URL
+	}
 	e.server = api.NewServer(api.Config{
-		PublicURL:     publicURL,
-		Currency:      "AUD",
-		Location:      time.UTC,
-		TrustProxy:    o.trustProxy,
-		DefaultLimits: o.limits,
+		PublicURL:       publicURL,
+		TrackingBaseURL: trackingBase,
+		Currency:        "AUD",
+		Location:        time.UTC,
+		TrustProxy:      o.trustProxy,
+		DefaultLimits:   o.limits,
 	}, api.Services{
 		Accounts:     sqlstore.NewAccountService(db),
 		Transactions: sqlstore.NewTransactionService(db),
