@@ -57,9 +57,5 @@ func (s amountSum) money() (afftrack.Money, bool) {
 	return afftrack.Money(s.lo), true
 }
 
-// partsMoney is the amount of one row's sumAmount columns.
-func partsMoney(high, low int64) (afftrack.Money, bool) {
-	var s amountSum
-	s.addParts(high, low)
-	return s.money()
-}
+// negative reports whether the sum is below 0, in range or not.
+func (s amountSum) negative() bool { return s.hi < 0 }

@@ -82,12 +82,17 @@ func (s *PayoutService) due(ctx context.Context, q queryer, run afftrack.PayoutR
 		if err := rows.Scan(&id, &sum.hi, &sum.lo); err != nil {
 			return nil, err
 		}
-		total, ok := partsMoney(sum.hi, sum.lo)
+		var total amountSum
+		total.addParts(sum.hi, sum.lo)
+		m, ok := total.money()
+		if !ok && total.negative() {
+			continue // below the range: it can reach no minimum
+		}
 		if !ok {
 			return nil, fmt.Errorf("affiliate %d: the Approved commission up to %s adds up beyond the largest amount, %s",
 				id, run.UpTo.Format(time.DateOnly), afftrack.Money(math.MaxInt64))
 		}
-		if total >= run.Minimum && total > 0 {
+		if m >= run.Minimum && m > 0 {
 			due = append(due, id)
 		}
 	}
@@ -152,7 +157,9 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 			return nil, fmt.Errorf("GST of %s is out of range", p.Invoice.SubTotal)
 		}
 		p.Invoice.GST = afftrack.Some(g)
-		p.Invoice.Total += g
+		if p.Invoice.Total, ok = p.Invoice.Total.Add(g); !ok {
+			return nil, fmt.Errorf("the commission %s and its GST %s add up beyond the largest amount", p.Invoice.SubTotal, g)
+		}
 		gst = int64(g)
 	}
 	inv := &p.Invoice

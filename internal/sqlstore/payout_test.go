@@ -25,6 +25,8 @@ func TestPayoutSumsAreExact(t *testing.T) {
 		{"the largest commission, a little more, then minus the largest, pay the little more",
 			[]afftrack.Money{math.MaxInt64, 1, -math.MaxInt64}, 1, ""},
 		{"commissions adding up to nothing pay nothing", []afftrack.Money{math.MaxInt64, -math.MaxInt64}, 0, ""},
+		{"commissions adding up below the smallest amount are not due, and stop no one",
+			[]afftrack.Money{-math.MaxInt64, -math.MaxInt64}, 0, ""},
 		{"commissions adding up past the largest amount stop the run",
 			[]afftrack.Money{math.MaxInt64, 1}, 0, "affiliate 2: the Approved commission up to 2024-06-30 adds up beyond the largest amount"},
 	}
@@ -69,4 +71,27 @@ func TestPayoutSumsAreExact(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestPayoutTotalWithGSTBeyondTheRange: an invoice whose commission fits
+// but whose Total with GST does not stops the run, naming the affiliate,
+// rather than paying a wrapped Total.
+func TestPayoutTotalWithGSTBeyondTheRange(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		d := reportDataset(t)
+		for i := range d.Affiliates {
+			if d.Affiliates[i].Affiliate.ID == 2 {
+				d.Affiliates[i].Affiliate.GSTRegistered = true
+			}
+		}
+		addLikeTheVoid(d, 1, func(_ int, tr *afftrack.Transaction) {
+			tr.Status2, tr.Commission = afftrack.Status2Approved, 9_000_000_000_000_000_000
+		})
+		mustImport(t, db, d)
+		_, err := sqlstore.NewPayoutService(db).RunPayouts(context.Background(), afftrack.PayoutRun{UpTo: dt(t, "2024-06-30"),
+			InvoicePrefix: "AT", GSTPercent: 100000, Now: dt(t, "2024-07-01"), Actor: afftrack.ActorOperator})
+		if err == nil || !strings.Contains(err.Error(), "affiliate 2: the commission 900000000000000.0000 and its GST") {
+			t.Errorf("RunPayouts: error %v, want one naming affiliate 2's commission and GST", err)
+		}
+	})
 }

@@ -89,10 +89,21 @@ func reportRange(from, to time.Time) (int64, int64) {
 	return toMillis(day(from)), toMillis(day(to).AddDate(0, 0, 1))
 }
 
-// reportLines collects the lines of one report by key.
+// reportLines collects the lines of one report by key. A line's amounts
+// are kept in 128 bits per derived Status until the end, so a Status
+// whose groups (Pending and Locked, Approved and Paid) add up to an
+// amount in range is exact even when one group alone is beyond it.
 type reportLines[K cmp.Ordered, L any] struct {
 	byKey   map[K]*L
+	sums    map[K]*[3]statusSums // by afftrack.TransactionStatus - 1
 	metrics func(*L) *afftrack.ReportMetrics
+}
+
+// statusSums is one derived Status's count and sale, commission and
+// override sums in a line.
+type statusSums struct {
+	n    int64
+	sums [3]amountSum
 }
 
 // line returns the line of key, made by make if it is new.
@@ -106,8 +117,32 @@ func (r *reportLines[K, L]) line(key K, make func() L) *afftrack.ReportMetrics {
 	return r.metrics(l)
 }
 
-// sorted returns the lines ordered by key.
-func (r *reportLines[K, L]) sorted() []L {
+// addTransactions adds one grouped row of n transactions of stored state
+// s, and their sale, commission and override part-sums, to key's line.
+func (r *reportLines[K, L]) addTransactions(key K, make func() L, s afftrack.TransactionStatus2, n int64, parts ...amountParts) {
+	r.line(key, make)
+	st := s.Status()
+	if st == 0 {
+		return
+	}
+	if r.sums == nil {
+		r.sums = map[K]*[3]statusSums{}
+	}
+	byStatus := r.sums[key]
+	if byStatus == nil {
+		byStatus = new([3]statusSums)
+		r.sums[key] = byStatus
+	}
+	ss := &byStatus[st-1]
+	ss.n += n
+	for i, p := range parts {
+		ss.sums[i].addParts(p.hi, p.lo)
+	}
+}
+
+// sorted returns the lines ordered by key, their amounts checked against
+// an amount's range: afftrack.ErrReportOutOfRange if one is beyond it.
+func (r *reportLines[K, L]) sorted() ([]L, error) {
 	keys := make([]K, 0, len(r.byKey))
 	for k := range r.byKey {
 		keys = append(keys, k)
@@ -115,10 +150,33 @@ func (r *reportLines[K, L]) sorted() []L {
 	slices.Sort(keys)
 	out := make([]L, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, *r.byKey[k])
+		l := r.byKey[k]
+		if byStatus := r.sums[k]; byStatus != nil {
+			for i, ss := range byStatus {
+				if ss.n == 0 {
+					continue
+				}
+				var m [3]afftrack.Money
+				for j, sum := range ss.sums {
+					v, ok := sum.money()
+					if !ok {
+						return nil, afftrack.ErrReportOutOfRange
+					}
+					m[j] = v
+				}
+				if err := r.metrics(l).AddTransactions(statusOf[i], ss.n, m[0], m[1], m[2]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out = append(out, *l)
 	}
-	return out
+	return out, nil
 }
+
+// statusOf is a stored state of each derived Status, by Status - 1, for
+// AddTransactions.
+var statusOf = [3]afftrack.TransactionStatus2{afftrack.Status2Pending, afftrack.Status2Approved, afftrack.Status2Void}
 
 // each runs query and scan on every grouped row. A sum beyond an
 // amount's range is afftrack.ErrReportOutOfRange, whether found when its
@@ -147,22 +205,6 @@ func (s *ReportService) each(ctx context.Context, what, query string, args []any
 	return fmt.Errorf("%s report: %w", what, err)
 }
 
-// groupSums puts one grouped row's sale, commission and override sums
-// back together. Each is exact; merging the groups of one derived Status
-// (Pending and Locked, Approved and Paid) adds two exact sums, which a
-// checked add refuses only when their total does not fit.
-func groupSums(sale, commission, override amountParts) ([3]afftrack.Money, error) {
-	var out [3]afftrack.Money
-	for i, p := range [3]amountParts{sale, commission, override} {
-		v, ok := partsMoney(p.hi, p.lo)
-		if !ok {
-			return out, afftrack.ErrReportOutOfRange
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 // addClicks adds n clicks, bots if bot.
 func addClicks(m *afftrack.ReportMetrics, bot bool, n int64) {
 	m.ClicksTotal += n
@@ -185,13 +227,10 @@ func (s *ReportService) TrafficTypeReport(ctx context.Context, affiliateID int64
 		if err := rows.Scan(&tt, &status2, &n, &sale.hi, &sale.lo, &commission.hi, &commission.lo); err != nil {
 			return err
 		}
-		sums, err := groupSums(sale, commission, amountParts{})
-		if err != nil {
-			return err
-		}
 		key := afftrack.TrafficType(tt)
-		return lines.line(key, func() afftrack.TrafficTypeReport { return afftrack.TrafficTypeReport{TrafficType: key} }).
-			AddTransactions(afftrack.TransactionStatus2(status2), n, sums[0], sums[1], 0)
+		lines.addTransactions(key, func() afftrack.TrafficTypeReport { return afftrack.TrafficTypeReport{TrafficType: key} },
+			afftrack.TransactionStatus2(status2), n, sale, commission)
+		return nil
 	})
 	if err == nil {
 		err = s.each(ctx, "traffic type", reportTrafficTypeClicks, args, func(rows *sql.Rows) error {
@@ -206,7 +245,7 @@ func (s *ReportService) TrafficTypeReport(ctx context.Context, affiliateID int64
 	if err != nil {
 		return nil, err
 	}
-	return lines.sorted(), nil
+	return lines.sorted()
 }
 
 // MerchantReport implements afftrack.ReportService.
@@ -227,11 +266,8 @@ func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, f
 		if err := rows.Scan(&id, &name, &avatar, &status2, &n, &sale.hi, &sale.lo, &commission.hi, &commission.lo); err != nil {
 			return err
 		}
-		sums, err := groupSums(sale, commission, amountParts{})
-		if err != nil {
-			return err
-		}
-		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n, sums[0], sums[1], 0)
+		lines.addTransactions(id, newLine, afftrack.TransactionStatus2(status2), n, sale, commission)
+		return nil
 	})
 	if err == nil {
 		err = s.each(ctx, "merchant", reportMerchantClicks, args, func(rows *sql.Rows) error {
@@ -245,7 +281,7 @@ func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, f
 	if err != nil {
 		return nil, err
 	}
-	return lines.sorted(), nil
+	return lines.sorted()
 }
 
 // AffiliateReport implements afftrack.ReportService.
@@ -267,11 +303,8 @@ func (s *ReportService) AffiliateReport(ctx context.Context, merchantID int64, f
 			&override.hi, &override.lo); err != nil {
 			return err
 		}
-		sums, err := groupSums(sale, commission, override)
-		if err != nil {
-			return err
-		}
-		return lines.line(id, newLine).AddTransactions(afftrack.TransactionStatus2(status2), n, sums[0], sums[1], sums[2])
+		lines.addTransactions(id, newLine, afftrack.TransactionStatus2(status2), n, sale, commission, override)
+		return nil
 	})
 	if err == nil {
 		err = s.each(ctx, "affiliate", reportAffiliateClicks, args, func(rows *sql.Rows) error {
@@ -285,5 +318,5 @@ func (s *ReportService) AffiliateReport(ctx context.Context, merchantID int64, f
 	if err != nil {
 		return nil, err
 	}
-	return lines.sorted(), nil
+	return lines.sorted()
 }

@@ -317,6 +317,18 @@ func TestReportSumsThatPassTheRangeOnTheWay(t *testing.T) {
 		{"the smallest amount, a little less, then plus the largest", []afftrack.Money{math.MinInt64 + 1, -1, math.MaxInt64}, -1},
 		{"twice the largest and back", []afftrack.Money{math.MaxInt64, math.MaxInt64, -math.MaxInt64, -math.MaxInt64 + 5}, 5},
 	}
+	// The same sums with the last amount Paid, not Approved: the store
+	// merges the two groups of the Approved Status, one of them alone
+	// beyond the range.
+	paidLast := map[string]bool{}
+	for _, tt := range tests[:2] {
+		paidLast[tt.name+", the last one Paid"] = true
+		tests = append(tests, struct {
+			name    string
+			amounts []afftrack.Money
+			want    afftrack.Money
+		}{tt.name + ", the last one Paid", tt.amounts, tt.want})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name+" sum exactly", func(t *testing.T) {
 			eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
@@ -324,6 +336,9 @@ func TestReportSumsThatPassTheRangeOnTheWay(t *testing.T) {
 				addLikeTheVoid(d, len(tt.amounts), func(i int, tr *afftrack.Transaction) {
 					a := tt.amounts[i]
 					tr.Status2 = afftrack.Status2Approved
+					if paidLast[tt.name] && i == len(tt.amounts)-1 {
+						tr.Status2 = afftrack.Status2Paid
+					}
 					tr.SaleValue, tr.ReportedSaleValue, tr.Commission, tr.OverrideFee = a, a, a, a
 				})
 				d.Transactions = slices.Delete(d.Transactions, 4, 5) // only the amounts above on that day
