@@ -188,6 +188,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	defer timer.Stop()
 	failing := 0                   // polls failed in a row
 	var reported, pruned time.Time // when that was last logged; when the outbox was last pruned
+	pruning := false               // a pruning found more than a batch and goes on
 	for {
 		select {
 		case <-ctx.Done():
@@ -195,9 +196,14 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		claimed, _, err := d.poll(ctx)
-		if now := d.o.Now(); err == nil && now.Sub(pruned) >= pruneInterval {
-			pruned = now
-			d.prune(ctx)
+		if now := d.o.Now(); err == nil && (pruning || now.Sub(pruned) >= pruneInterval) {
+			// One batch a poll, between deliveries, until a batch
+			// comes back short: a backlog (the first run after an
+			// upgrade) drains without holding up the calls.
+			pruning = d.pruneBatch(ctx)
+			if !pruning {
+				pruned = now
+			}
 		}
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -222,28 +228,24 @@ func (d *Deliverer) Run(ctx context.Context) error {
 }
 
 // pruneInterval is how often Run removes finished notifications past
-// Options.Keep, and pruneBatch how many one statement removes.
+// Options.Keep, and pruneBatch how many it removes a poll.
 const (
 	pruneInterval = time.Hour
 	pruneBatch    = 1000
 )
 
-// prune removes the finished notifications older than Options.Keep, a
-// batch at a time; a failure is logged and left to the next hour.
-func (d *Deliverer) prune(ctx context.Context) {
-	before := d.now().Add(-d.o.Keep)
-	for ctx.Err() == nil {
-		n, err := d.outbox.PruneNotifications(ctx, before, pruneBatch)
-		if err != nil {
-			if ctx.Err() == nil {
-				d.o.Logger.Error("notification pruning", "err", err)
-			}
-			return
+// pruneBatch removes up to pruneBatch finished notifications older than
+// Options.Keep and reports whether there may be more. A failure is logged
+// and left to the next hour.
+func (d *Deliverer) pruneBatch(ctx context.Context) bool {
+	n, err := d.outbox.PruneNotifications(ctx, d.now().Add(-d.o.Keep), pruneBatch)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.o.Logger.Error("notification pruning", "err", err)
 		}
-		if n < pruneBatch {
-			return
-		}
+		return false
 	}
+	return n == pruneBatch
 }
 
 // RunOnce claims the notifications due, up to Options.Batch, calls them,

@@ -111,15 +111,31 @@ func (s *NotificationService) NotificationCounts(ctx context.Context) (pending, 
 	return pending, delivered, givenUp, rows.Err()
 }
 
-// PruneNotifications implements afftrack.NotificationOutbox. The rows go
-// a batch at a time, by id, so one call holds the write lock briefly
-// whatever the backlog.
+// PruneNotifications implements afftrack.NotificationOutbox. A batch is
+// found through the index on finished (migration 0011) and deleted in one
+// write transaction, queued as every write is, so it holds SQLite's write
+// lock for the batch alone.
 func (s *NotificationService) PruneNotifications(ctx context.Context, before time.Time, n int) (int64, error) {
-	res, err := s.db.sql.ExecContext(ctx, `DELETE FROM notifications WHERE id IN (
-		SELECT id FROM notifications WHERE state IN ($1, $2) AND finished < $3 ORDER BY id LIMIT $4)`,
-		notificationDelivered, notificationGivenUp, toMillis(before), n)
+	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("prune notifications: %w", err)
 	}
-	return res.RowsAffected()
+	defer release()
+	defer rollback(tx)
+	// Only a delivered or given-up notification has a finished time; a
+	// state condition here would lead SQLite, which has no statistics,
+	// to the (state, next_attempt) index and a scan of every finished one.
+	res, err := tx.ExecContext(ctx, `DELETE FROM notifications WHERE id IN (
+		SELECT id FROM notifications WHERE finished < $1 LIMIT $2)`, toMillis(before), n)
+	if err != nil {
+		return 0, fmt.Errorf("prune notifications: %w", err)
+	}
+	removed, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("prune notifications: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune notifications: %w", err)
+	}
+	return removed, nil
 }
