@@ -61,18 +61,15 @@ the bank transfer.`)
 			return usageError("payouts run", "--up-to %q is not a date (YYYY-MM-DD)", *upTo)
 		}
 	}
-	// The CSV's file is made before anything is paid, so a path that
+	// The CSV's file is opened before anything is paid, so a path that
 	// cannot be written stops the run instead of leaving payouts made
-	// with no file for the transfer; it takes its name once written.
-	var csvOut *os.File
+	// with no file for the transfer.
+	var csvOut *payoutsFile
 	if *csvFile != "" {
-		if csvOut, err = os.CreateTemp(filepath.Dir(*csvFile), ".payouts-*.csv"); err != nil {
+		if csvOut, err = openPayoutsFile(*csvFile); err != nil {
 			return fmt.Errorf("--csv: %w", err)
 		}
-		defer func() {
-			csvOut.Close()
-			os.Remove(csvOut.Name()) // fails once renamed
-		}()
+		defer csvOut.abandon()
 	}
 	db, _, now, err := f.open(ctx)
 	if err != nil {
@@ -114,15 +111,104 @@ the bank transfer.`)
 	if csvOut == nil {
 		return nil
 	}
-	if err := writePayoutsCSV(csvOut, payouts); err != nil {
+	if err := writePayoutsCSV(csvOut.f, payouts); err != nil {
 		return fmt.Errorf("--csv: the payouts above are made, but their file could not be written (%w); "+
 			"their invoices are listed by GET /V1/Affiliate/Invoices", err)
 	}
-	return os.Rename(csvOut.Name(), *csvFile)
+	if err := csvOut.finish(); err != nil {
+		return fmt.Errorf("--csv: the payouts above are made and written to %s, but %w", csvOut.f.Name(), err)
+	}
+	return nil
+}
+
+// payoutsFile is where --csv writes. A regular file (new or not) is
+// written as a temporary file beside it, which takes its name once
+// complete, so a run that fails leaves whatever was there; anything else
+// (a pipe, /dev/stdout) is written as it is.
+type payoutsFile struct {
+	f      *os.File
+	target string // the name the temporary file takes; "" when f is the target itself
+	done   bool
+}
+
+// openPayoutsFile opens name for the CSV, following symbolic links to
+// the file they name, made if it is not there.
+func openPayoutsFile(name string) (*payoutsFile, error) {
+	target := name
+	if fi, err := os.Stat(name); err == nil {
+		switch {
+		case fi.IsDir():
+			return nil, fmt.Errorf("%s is a directory", name)
+		case !fi.Mode().IsRegular(): // a pipe, a terminal, /dev/stdout
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &payoutsFile{f: f}, nil
+		}
+		if resolved, err := filepath.EvalSymlinks(name); err == nil {
+			target = resolved
+		}
+	} else {
+		// A link to no file yet names the file to make.
+		for range 40 { // as many links as the kernel follows
+			fi, err := os.Lstat(target)
+			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				break
+			}
+			dest, err := os.Readlink(target)
+			if err != nil {
+				break
+			}
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(target), dest)
+			}
+			target = dest
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), ".payouts-*.csv")
+	if err != nil {
+		return nil, err
+	}
+	return &payoutsFile{f: f, target: target}, nil
+}
+
+// finish gives a temporary file its name, readable as a new file would
+// be (0644 less the umask is not known here; 0644 is what os.Create
+// gives under the usual umask), and synced first so the name never
+// points at a file half on disk.
+func (p *payoutsFile) finish() error {
+	p.done = true
+	if p.target == "" {
+		return p.f.Close()
+	}
+	if err := p.f.Chmod(0o644); err != nil {
+		return fmt.Errorf("it could not be made readable: %w", err)
+	}
+	if err := p.f.Sync(); err != nil {
+		return fmt.Errorf("it could not be synced: %w", err)
+	}
+	if err := p.f.Close(); err != nil {
+		return fmt.Errorf("it could not be closed: %w", err)
+	}
+	if err := os.Rename(p.f.Name(), p.target); err != nil {
+		return fmt.Errorf("it could not be named %s: %w", p.target, err)
+	}
+	return nil
+}
+
+// abandon closes the file, and removes a temporary one that finish did
+// not reach; one finish failed to name is kept, since it holds payouts
+// already made.
+func (p *payoutsFile) abandon() {
+	p.f.Close()
+	if p.target != "" && !p.done {
+		os.Remove(p.f.Name())
+	}
 }
 
 // writePayoutsCSV writes one line per invoice to f, for the bank
-// transfer, and closes it.
+// transfer.
 func writePayoutsCSV(f *os.File, payouts []afftrack.Payout) error {
 	w := csv.NewWriter(f)
 	w.Write([]string{"InvoiceId", "Number", "AffiliateId", "BusinessName", "ContactName", "SubTotal", "GST", "Total"})
@@ -136,9 +222,5 @@ func writePayoutsCSV(f *os.File, payouts []afftrack.Payout) error {
 			p.BusinessName, p.ContactName, inv.SubTotal.String(), gst, inv.Total.String()})
 	}
 	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return w.Error()
 }

@@ -45,8 +45,18 @@ func TestASaleIsPaidOnce(t *testing.T) {
 				!strings.Contains(out, "afftrack: --csv: ") || strings.Contains(out, "AT-40") {
 				t.Fatalf("payouts run with an unwritable --csv: %v\n%s", err, out)
 			}
-			csvPath := filepath.Join(t.TempDir(), "payouts.csv")
-			out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--csv", csvPath)
+			if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--csv", t.TempDir()); err == nil ||
+				!strings.Contains(out, "is a directory") || strings.Contains(out, "AT-40") {
+				t.Fatalf("payouts run with a directory for --csv: %v\n%s", err, out)
+			}
+			// Through a symbolic link, the file it names is written.
+			dir := t.TempDir()
+			csvPath := filepath.Join(dir, "payouts.csv")
+			link := filepath.Join(dir, "latest.csv")
+			if err := os.Symlink(csvPath, link); err != nil {
+				t.Fatal(err)
+			}
+			out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--csv", link)
 			// 10% of 80 and of 19.99: 8.0000 + 1.9990.
 			if err != nil || !strings.Contains(out, "AT-40-0001") || !strings.Contains(out, "paid 1 affiliates 9.9990 in all") {
 				t.Fatalf("payouts run: %v\n%s", err, out)
@@ -54,6 +64,15 @@ func TestASaleIsPaidOnce(t *testing.T) {
 			csv, err := os.ReadFile(csvPath)
 			if err != nil || !strings.Contains(string(csv), "AT-40-0001,40,Walks Blog,Ada Walker,9.9990,,9.9990") {
 				t.Errorf("payouts CSV: %v\n%s", err, csv)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link to the CSV: %v, %v; want it still a link", fi, err)
+			}
+			if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != 0o644 {
+				t.Errorf("the CSV's mode: %v, %v; want 0644", fi, err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".payouts-*")); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
 			}
 			if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn); err != nil || !strings.Contains(out, "paid 0 affiliates") {
 				t.Errorf("a second run: %v\n%s", err, out)
