@@ -54,6 +54,9 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, accoun
 	}
 	c.Actor = afftrack.AccountActor(account)
 	t, created, err := s.recordConversion(r, c)
+	if afftrack.ErrorCode(err) == afftrack.EUNAVAILABLE {
+		w.Header().Set(headerRetryAfter, "5")
+	}
 	if err != nil {
 		return err
 	}
@@ -74,8 +77,15 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, accoun
 func (s *Server) recordConversion(r *http.Request, c *afftrack.Conversion) (*afftrack.Transaction, bool, error) {
 	t, created, err := s.svc.Conversions.RecordConversion(r.Context(), c)
 	if afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE && c.ClickID != "" {
-		if ferr := s.svc.Clicks.Flush(r.Context()); ferr == nil {
+		switch ferr := s.svc.Clicks.Flush(r.Context()); {
+		case ferr == nil:
 			t, created, err = s.svc.Conversions.RecordConversion(r.Context(), c)
+		case r.Context().Err() == nil:
+			// The click may be one this process holds and cannot write
+			// now: a 422 would tell the merchant to give up on a sale a
+			// retry will credit.
+			s.svc.Observer.Conversion(conversionOutcome(false, errClickNotStored))
+			return nil, false, errClickNotStored
 		}
 	}
 	if afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE && c.ClickID != "" && s.cfg.ClickFlush > 0 {
@@ -89,6 +99,11 @@ func (s *Server) recordConversion(r *http.Request, c *afftrack.Conversion) (*aff
 	s.svc.Observer.Conversion(conversionOutcome(created, err))
 	return t, created, err
 }
+
+// errClickNotStored answers a conversion whose click may be among those
+// this process holds while the database refuses their write.
+var errClickNotStored = afftrack.Errorf(afftrack.EUNAVAILABLE,
+	"The click of this conversion may not be stored yet: the database is not taking writes. Send the conversion again in a few seconds.")
 
 // conversionOutcome names what became of a conversion, for metrics.
 func conversionOutcome(created bool, err error) string {

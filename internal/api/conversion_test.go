@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -380,5 +382,31 @@ func TestConversionAnnouncingTooLargeABody(t *testing.T) {
 	}
 	if !res.Close { // ReadResponse takes Connection: close into Close
 		t.Error("the connection is kept, want it closed: the body was not read")
+	}
+}
+
+// unwritableClicks holds clicks it cannot write, as a click buffer does
+// while the database refuses writes.
+type unwritableClicks struct{}
+
+func (unwritableClicks) Add(afftrack.Click) bool { return true }
+func (unwritableClicks) Flush(context.Context) error {
+	return errors.New("write clicks: database or disk is full")
+}
+
+// TestConversionOfAClickNotYetWritable: a conversion whose click may be
+// among those this process holds but cannot write is a 503 to retry, not
+// a 422 that tells the merchant nothing will ever credit it.
+func TestConversionOfAClickNotYetWritable(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{clicks: unwritableClicks{}})
+	id := e.creditedClick("/t/1/b/1")
+	r := e.convert(fmt.Sprintf(`{"ClickId":%q,"OrderId":"held-1","SaleValue":10}`, id))
+	if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
+		!strings.Contains(message(r.body), "Send the conversion again") {
+		t.Errorf("conversion of a held click: %d, Retry-After %q, %s; want a 503 to retry", r.StatusCode,
+			r.Header.Get("Retry-After"), r.body)
+	}
+	if n := e.transactionCount("held-1"); n != 0 {
+		t.Errorf("%d transactions stored, want none", n)
 	}
 }
