@@ -269,6 +269,10 @@ func (rd *Reader) spool(i int) error {
 		return fmt.Errorf("import: a temporary file for %s: %w", collections[i], err)
 	}
 	rd.spools[i] = f
+	// The name goes at once; the open file stays readable. So an import
+	// killed before Close leaves nothing in the temporary directory. Where
+	// the system refuses to remove an open file, Close removes it.
+	os.Remove(f.Name())
 	for n := 0; rd.dec.More(); n++ {
 		var raw json.RawMessage
 		if err := rd.dec.Decode(&raw); err != nil {

@@ -1,6 +1,7 @@
 package importfile_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,28 @@ func TestReaderPutsBannerGroupsBeforeBannersAndClicksLast(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"Merchants", "BannerGroups", "Banners", "Promotions", "Clicks"}, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// TestReaderLeavesNoTemporaryFileByName: the collections put aside while
+// the file is read are in temporary files with no name, so an import
+// killed midway leaves nothing behind.
+func TestReaderLeavesNoTemporaryFileByName(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	doc := `{"Banners": [{` + v1Banner + `}], "Clicks": [{` + v1Click + `}], "Merchants": [{` + v1Merchant + `}]}`
+	rd := importfile.NewReader(strings.NewReader(doc), importfile.Options{})
+	defer rd.Close()
+	for {
+		d, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files, _ := os.ReadDir(dir); len(files) > 0 {
+			t.Fatalf("%d temporary files by name while reading, want none", len(files))
+		}
+		if d == nil {
+			break
+		}
 	}
 }
