@@ -84,8 +84,7 @@ func (s *Server) recordConversion(r *http.Request, c *afftrack.Conversion) (*aff
 			// The click may be one this process holds and cannot write
 			// now: a 422 would tell the merchant to give up on a sale a
 			// retry will credit.
-			s.svc.Observer.Conversion(conversionOutcome(false, errClickNotStored))
-			return nil, false, errClickNotStored
+			t, created, err = nil, false, errClickNotStored
 		}
 	}
 	if afftrack.ErrorCode(err) == afftrack.EUNPROCESSABLE && c.ClickID != "" && s.cfg.ClickFlush > 0 {

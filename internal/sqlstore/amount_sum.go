@@ -16,6 +16,7 @@ import (
 // part-sum stays below 2^32 in magnitude, so neither sum can overflow
 // before some two billion rows, on either engine; the shifts are the
 // same arithmetic on both.
+//
 // The columns are named after column: sale_value gives sale_value_hi
 // and sale_value_lo.
 func sumAmount(column string) string {

@@ -94,9 +94,14 @@ func reportRange(from, to time.Time) (int64, int64) {
 // whose groups (Pending and Locked, Approved and Paid) add up to an
 // amount in range is exact even when one group alone is beyond it.
 type reportLines[K cmp.Ordered, L any] struct {
-	byKey   map[K]*L
-	sums    map[K]*[3]statusSums // by afftrack.TransactionStatus - 1
+	byKey   map[K]*reportLine[L]
 	metrics func(*L) *afftrack.ReportMetrics
+}
+
+// reportLine is one line and the sums its transactions add to it.
+type reportLine[L any] struct {
+	line     L
+	byStatus [3]statusSums // by afftrack.TransactionStatus - 1
 }
 
 // statusSums is one derived Status's count and sale, commission and
@@ -106,34 +111,36 @@ type statusSums struct {
 	sums [3]amountSum
 }
 
-// line returns the line of key, made by make if it is new.
-func (r *reportLines[K, L]) line(key K, make func() L) *afftrack.ReportMetrics {
-	l, ok := r.byKey[key]
+// newReportLines returns an empty report whose lines hold their metrics
+// where metrics says.
+func newReportLines[K cmp.Ordered, L any](metrics func(*L) *afftrack.ReportMetrics) *reportLines[K, L] {
+	return &reportLines[K, L]{byKey: map[K]*reportLine[L]{}, metrics: metrics}
+}
+
+// entry returns the line of key, made by make if it is new.
+func (r *reportLines[K, L]) entry(key K, make func() L) *reportLine[L] {
+	e, ok := r.byKey[key]
 	if !ok {
-		v := make()
-		l = &v
-		r.byKey[key] = l
+		e = &reportLine[L]{line: make()}
+		r.byKey[key] = e
 	}
-	return r.metrics(l)
+	return e
+}
+
+// line returns the metrics of key's line, made by make if it is new.
+func (r *reportLines[K, L]) line(key K, make func() L) *afftrack.ReportMetrics {
+	return r.metrics(&r.entry(key, make).line)
 }
 
 // addTransactions adds one grouped row of n transactions of stored state
 // s, and their sale, commission and override part-sums, to key's line.
 func (r *reportLines[K, L]) addTransactions(key K, make func() L, s afftrack.TransactionStatus2, n int64, parts ...amountParts) {
-	r.line(key, make)
+	e := r.entry(key, make)
 	st := s.Status()
 	if st == 0 {
 		return
 	}
-	if r.sums == nil {
-		r.sums = map[K]*[3]statusSums{}
-	}
-	byStatus := r.sums[key]
-	if byStatus == nil {
-		byStatus = new([3]statusSums)
-		r.sums[key] = byStatus
-	}
-	ss := &byStatus[st-1]
+	ss := &e.byStatus[st-1]
 	ss.n += n
 	for i, p := range parts {
 		ss.sums[i].addParts(p.hi, p.lo)
@@ -150,26 +157,24 @@ func (r *reportLines[K, L]) sorted() ([]L, error) {
 	slices.Sort(keys)
 	out := make([]L, 0, len(keys))
 	for _, k := range keys {
-		l := r.byKey[k]
-		if byStatus := r.sums[k]; byStatus != nil {
-			for i, ss := range byStatus {
-				if ss.n == 0 {
-					continue
+		e := r.byKey[k]
+		for i, ss := range e.byStatus {
+			if ss.n == 0 {
+				continue
+			}
+			var m [3]afftrack.Money
+			for j, sum := range ss.sums {
+				v, ok := sum.money()
+				if !ok {
+					return nil, afftrack.ErrReportOutOfRange
 				}
-				var m [3]afftrack.Money
-				for j, sum := range ss.sums {
-					v, ok := sum.money()
-					if !ok {
-						return nil, afftrack.ErrReportOutOfRange
-					}
-					m[j] = v
-				}
-				if err := r.metrics(l).AddTransactions(statusOf[i], ss.n, m[0], m[1], m[2]); err != nil {
-					return nil, err
-				}
+				m[j] = v
+			}
+			if err := r.metrics(&e.line).AddTransactions(statusOf[i], ss.n, m[0], m[1], m[2]); err != nil {
+				return nil, err
 			}
 		}
-		out = append(out, *l)
+		out = append(out, e.line)
 	}
 	return out, nil
 }
@@ -217,8 +222,8 @@ func addClicks(m *afftrack.ReportMetrics, bot bool, n int64) {
 func (s *ReportService) TrafficTypeReport(ctx context.Context, affiliateID int64, from, to time.Time) ([]afftrack.TrafficTypeReport, error) {
 	start, end := reportRange(from, to)
 	args := []any{affiliateID, start, end}
-	lines := reportLines[afftrack.TrafficType, afftrack.TrafficTypeReport]{byKey: map[afftrack.TrafficType]*afftrack.TrafficTypeReport{},
-		metrics: func(l *afftrack.TrafficTypeReport) *afftrack.ReportMetrics { return &l.ReportMetrics }}
+	lines := newReportLines[afftrack.TrafficType, afftrack.TrafficTypeReport](
+		func(l *afftrack.TrafficTypeReport) *afftrack.ReportMetrics { return &l.ReportMetrics })
 	var tt, status2 uint8
 	var n int64
 	var sale, commission amountParts
@@ -252,8 +257,8 @@ func (s *ReportService) TrafficTypeReport(ctx context.Context, affiliateID int64
 func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, from, to time.Time) ([]afftrack.MerchantReport, error) {
 	start, end := reportRange(from, to)
 	args := []any{affiliateID, start, end}
-	lines := reportLines[int64, afftrack.MerchantReport]{byKey: map[int64]*afftrack.MerchantReport{},
-		metrics: func(l *afftrack.MerchantReport) *afftrack.ReportMetrics { return &l.ReportMetrics }}
+	lines := newReportLines[int64, afftrack.MerchantReport](
+		func(l *afftrack.MerchantReport) *afftrack.ReportMetrics { return &l.ReportMetrics })
 	var id, n int64
 	var sale, commission amountParts
 	var name, avatar string
@@ -288,8 +293,8 @@ func (s *ReportService) MerchantReport(ctx context.Context, affiliateID int64, f
 func (s *ReportService) AffiliateReport(ctx context.Context, merchantID int64, from, to time.Time) ([]afftrack.AffiliateReport, error) {
 	start, end := reportRange(from, to)
 	args := []any{merchantID, start, end}
-	lines := reportLines[int64, afftrack.AffiliateReport]{byKey: map[int64]*afftrack.AffiliateReport{},
-		metrics: func(l *afftrack.AffiliateReport) *afftrack.ReportMetrics { return &l.ReportMetrics }}
+	lines := newReportLines[int64, afftrack.AffiliateReport](
+		func(l *afftrack.AffiliateReport) *afftrack.ReportMetrics { return &l.ReportMetrics })
 	var id, n int64
 	var sale, commission, override amountParts
 	var contact, business string
