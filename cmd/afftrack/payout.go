@@ -5,9 +5,11 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -66,7 +68,7 @@ the bank transfer.`)
 	// with no file for the transfer.
 	var csvOut *payoutsFile
 	if *csvFile != "" {
-		if csvOut, err = openPayoutsFile(*csvFile); err != nil {
+		if csvOut, err = openPayoutsFile(*csvFile, env.stdout, env.stderr); err != nil {
 			return fmt.Errorf("--csv: %w", err)
 		}
 		defer csvOut.abandon()
@@ -111,66 +113,96 @@ the bank transfer.`)
 	if csvOut == nil {
 		return nil
 	}
-	if err := writePayoutsCSV(csvOut.f, payouts); err != nil {
+	if err := writePayoutsCSV(csvOut.w, payouts); err != nil {
 		return fmt.Errorf("--csv: the payouts above are made, but their file could not be written (%w); "+
 			"their invoices are listed by GET /V1/Affiliate/Invoices", err)
 	}
 	if err := csvOut.finish(); err != nil {
-		return fmt.Errorf("--csv: the payouts above are made and written to %s, but %w", csvOut.f.Name(), err)
+		return fmt.Errorf("--csv: the payouts above are made and written to %s, but %w", csvOut.name, err)
 	}
 	return nil
 }
 
 // payoutsFile is where --csv writes. A regular file (new or not) is
 // written as a temporary file beside it, which takes its name once
-// complete, so a run that fails leaves whatever was there; anything else
-// (a pipe, /dev/stdout) is written as it is.
+// complete, so a run that fails leaves whatever was there. A descriptor
+// the command was given (/dev/stdout, /dev/fd/3) is written where it
+// points, as the shell opened it, and anything else (a pipe, a terminal)
+// is written as it is.
 type payoutsFile struct {
-	f      *os.File
-	target string // the name the temporary file takes; "" when f is the target itself
+	w      io.Writer
+	f      *os.File // the file opened for w; nil when w is a descriptor the command was given
+	name   string   // what the file is called in messages
+	target string   // the name the temporary file takes; "" when f is the target itself
 	done   bool
 }
 
 // openPayoutsFile opens name for the CSV, following symbolic links to
-// the file they name, made if it is not there.
-func openPayoutsFile(name string) (*payoutsFile, error) {
-	target := name
-	if fi, err := os.Stat(name); err == nil {
+// the file they name, made if it is not there. stdout and stderr are the
+// command's, for a name that reaches descriptor 1 or 2.
+func openPayoutsFile(name string, stdout, stderr io.Writer) (*payoutsFile, error) {
+	target, fd := followLinks(name)
+	switch fd {
+	case -1:
+	case 1:
+		return &payoutsFile{w: stdout, name: name}, nil
+	case 2:
+		return &payoutsFile{w: stderr, name: name}, nil
+	default:
+		return &payoutsFile{w: os.NewFile(uintptr(fd), name), name: name}, nil
+	}
+	if fi, err := os.Stat(target); err == nil {
 		switch {
 		case fi.IsDir():
 			return nil, fmt.Errorf("%s is a directory", name)
-		case !fi.Mode().IsRegular(): // a pipe, a terminal, /dev/stdout
-			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		case !fi.Mode().IsRegular(): // a pipe, a terminal, /dev/null
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
 			if err != nil {
 				return nil, err
 			}
-			return &payoutsFile{f: f}, nil
-		}
-		if resolved, err := filepath.EvalSymlinks(name); err == nil {
-			target = resolved
-		}
-	} else {
-		// A link to no file yet names the file to make.
-		for range 40 { // as many links as the kernel follows
-			fi, err := os.Lstat(target)
-			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-				break
-			}
-			dest, err := os.Readlink(target)
-			if err != nil {
-				break
-			}
-			if !filepath.IsAbs(dest) {
-				dest = filepath.Join(filepath.Dir(target), dest)
-			}
-			target = dest
+			return &payoutsFile{w: f, f: f, name: name}, nil
 		}
 	}
 	f, err := os.CreateTemp(filepath.Dir(target), ".payouts-*.csv")
 	if err != nil {
 		return nil, err
 	}
-	return &payoutsFile{f: f, target: target}, nil
+	return &payoutsFile{w: f, f: f, name: f.Name(), target: target}, nil
+}
+
+// descriptorLink matches the names under which Linux shows a process its
+// own open descriptors. Reading such a link gives the name of the file
+// behind the descriptor, but that file is not where the descriptor
+// writes: a shell's `>> log` appends to it, and replacing the file would
+// lose the log; so the walk stops at the descriptor.
+var descriptorLink = regexp.MustCompile(`^/(?:dev/fd|proc/self/fd|proc/thread-self/fd)/([0-9]{1,9})$`)
+
+// followLinks follows the symbolic links from name to the file they
+// lead to, made or not, and returns it; or, when the way passes through
+// one of the process's own descriptors (/dev/stdout is a link to
+// /proc/self/fd/1), that descriptor, with fd -1 otherwise.
+func followLinks(name string) (target string, fd int) {
+	target = name
+	for range 40 { // as many links as the kernel follows
+		if m := descriptorLink.FindStringSubmatch(filepath.Clean(target)); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				return target, n
+			}
+		}
+		fi, err := os.Lstat(target)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		dest, err := os.Readlink(target)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(target), dest)
+		}
+		target = dest
+	}
+	return target, -1
 }
 
 // finish gives a temporary file its name, readable as a new file would
@@ -179,6 +211,9 @@ func openPayoutsFile(name string) (*payoutsFile, error) {
 // points at a file half on disk.
 func (p *payoutsFile) finish() error {
 	p.done = true
+	if p.f == nil {
+		return nil
+	}
 	if p.target == "" {
 		return p.f.Close()
 	}
@@ -201,6 +236,9 @@ func (p *payoutsFile) finish() error {
 // not reach; one finish failed to name is kept, since it holds payouts
 // already made.
 func (p *payoutsFile) abandon() {
+	if p.f == nil {
+		return
+	}
 	p.f.Close()
 	if p.target != "" && !p.done {
 		os.Remove(p.f.Name())
@@ -209,8 +247,8 @@ func (p *payoutsFile) abandon() {
 
 // writePayoutsCSV writes one line per invoice to f, for the bank
 // transfer.
-func writePayoutsCSV(f *os.File, payouts []afftrack.Payout) error {
-	w := csv.NewWriter(f)
+func writePayoutsCSV(out io.Writer, payouts []afftrack.Payout) error {
+	w := csv.NewWriter(out)
 	w.Write([]string{"InvoiceId", "Number", "AffiliateId", "BusinessName", "ContactName", "SubTotal", "GST", "Total"})
 	for _, p := range payouts {
 		inv := p.Invoice

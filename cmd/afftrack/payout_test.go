@@ -3,6 +3,7 @@ package main_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -131,5 +132,53 @@ func TestPayoutRunsAtOnceOnPostgres(t *testing.T) {
 	all := outs[0] + outs[1]
 	if strings.Count(all, "paid 1 affiliates 375.0000 in all") != 1 || strings.Count(all, "paid 0 affiliates") != 1 {
 		t.Errorf("two runs at once:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// TestPayoutsCSVToTheCommandsOwnDescriptors runs payouts with --csv
+// naming the command's own output, as a cron line appending to a log
+// does: the CSV goes where the descriptor writes, after what was there,
+// and the log file is neither replaced nor cut.
+func TestPayoutsCSVToTheCommandsOwnDescriptors(t *testing.T) {
+	for _, tc := range []struct{ name, csv string }{
+		{"standard output", "/dev/stdout"},
+		{"a descriptor by number", "/dev/fd/3"},
+	} {
+		t.Run("--csv "+tc.name+" appends to the log it is redirected to", func(t *testing.T) {
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "payouts.db")
+			importTracking(t, dsn)
+			approved := `{"Transactions": [{"Id": 900, "MerchantId": 30, "AffiliateId": 40, "DateCreated": "2024-03-05",
+				"TrafficType": "Search", "CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Server",
+				"Status2": "Approved", "SaleValue": 10, "Commission": 1.25}]}`
+			if out, err := afftrack(t, strings.NewReader(approved), "import", "--db", dsn, "-"); err != nil {
+				t.Fatalf("import: %v\n%s", err, out)
+			}
+			logPath := filepath.Join(t.TempDir(), "cron.log")
+			if err := os.WriteFile(logPath, []byte("an earlier run\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Stat(logPath)
+			log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binary, "payouts", "run", "--db", dsn, "--up-to", "2024-12-31", "--csv", tc.csv)
+			cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+			cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = log, log, []*os.File{log}
+			err = cmd.Run()
+			log.Close()
+			got, _ := os.ReadFile(logPath)
+			if err != nil {
+				t.Fatalf("payouts run: %v\n%s", err, got)
+			}
+			if after, _ := os.Stat(logPath); !os.SameFile(before, after) {
+				t.Errorf("the log was replaced by another file")
+			}
+			text := string(got)
+			if !strings.HasPrefix(text, "an earlier run\n") || !strings.Contains(text, "paid 1 affiliates 1.2500 in all") ||
+				!strings.Contains(text, "AT-40-0001,40,Walks Blog,Ada Walker,1.2500,,1.2500") {
+				t.Errorf("the log after the run:\n%s", text)
+			}
+		})
 	}
 }
