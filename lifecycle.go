@@ -42,6 +42,12 @@ type LifecycleService interface {
 	// transaction changes once. It returns how many were locked.
 	LockDue(ctx context.Context, now time.Time) (int, error)
 
+	// ReleasePrepaid approves the Locked transactions of prepaid programs
+	// that LockDue did not lock itself (imported, or locked before their
+	// program became prepaid). Like LockDue it is safe to run from several
+	// replicas at once. It returns how many were approved.
+	ReleasePrepaid(ctx context.Context, now time.Time) (int, error)
+
 	// Release approves the merchant's Locked transactions created before
 	// until (all, when until is null): the network has the merchant's
 	// money for them. It returns how many were approved.

@@ -72,8 +72,10 @@ func runLifecycle(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fs := flag.NewFlagSet("lifecycle run", flag.ContinueOnError)
 	setUsage(fs, synopsis, `Locks every Pending transaction whose validation date has come, and approves
-at once those of prepaid programs. serve does the same every
---lifecycle-interval; several runs at once change each transaction once.`)
+at once those of prepaid programs, with every other Locked transaction of a
+prepaid program (imported, or locked before its program became prepaid).
+serve does the same every --lifecycle-interval; several runs at once change
+each transaction once.`)
 	f := addLifecycleFlags(fs)
 	if rest, err := env.parse(fs, args[1:]); err != nil {
 		return err
@@ -90,6 +92,10 @@ at once those of prepaid programs. serve does the same every
 		return err
 	}
 	fmt.Fprintf(env.stdout, "locked %d transactions\n", n)
+	if n, err = lc.ReleasePrepaid(ctx, now()); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "approved %d Locked transactions of prepaid programs\n", n)
 	return nil
 }
 

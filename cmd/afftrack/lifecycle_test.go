@@ -216,15 +216,16 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 			t.Fatalf("import: %v\n%s", err, out)
 		}
 		out, err := afftrack(t, nil, "lifecycle", "run", "--db", dsn)
-		if err != nil || out != "locked 1 transactions\n" {
-			t.Errorf("lifecycle run: %v\n%q, want %q", err, out, "locked 1 transactions\n")
+		const approvedNone = "approved 0 Locked transactions of prepaid programs\n"
+		if err != nil || out != "locked 1 transactions\n"+approvedNone {
+			t.Errorf("lifecycle run: %v\n%q, want %q", err, out, "locked 1 transactions\n"+approvedNone)
 		}
 		if got := statusOf("9001"); got != 2 {
 			t.Errorf("transaction 9001's status is %d, want 2 (Locked)", got)
 		}
 		out, err = afftrack(t, nil, "lifecycle", "run", "--db", dsn)
-		if err != nil || out != "locked 0 transactions\n" {
-			t.Errorf("lifecycle run again: %v\n%q, want %q", err, out, "locked 0 transactions\n")
+		if err != nil || out != "locked 0 transactions\n"+approvedNone {
+			t.Errorf("lifecycle run again: %v\n%q, want %q", err, out, "locked 0 transactions\n"+approvedNone)
 		}
 		out, err = afftrack(t, nil, "transactions", "history", "9001", "--db", dsn)
 		if err != nil {

@@ -93,6 +93,11 @@ func (tr *trackingParts) startWork(ctx context.Context, cfg serveConfig, logger 
 				} else if n > 0 {
 					logger.Info("lifecycle: locked transactions whose validation date came", "count", n)
 				}
+				if n, err := tr.lifecycle.ReleasePrepaid(ctx, tr.now()); err != nil && ctx.Err() == nil {
+					logger.Error("lifecycle: approving prepaid programs' Locked transactions failed", "error", err)
+				} else if n > 0 {
+					logger.Info("lifecycle: approved Locked transactions of prepaid programs", "count", n)
+				}
 				select {
 				case <-ctx.Done():
 					return

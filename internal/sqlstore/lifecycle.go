@@ -158,6 +158,50 @@ func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked
 	return len(approved), err
 }
 
+// ReleasePrepaid approves the Locked transactions of prepaid programs, a
+// batch per database transaction. LockDue approves those it locks itself;
+// this takes the rest: Locked ones imported, or of a program made prepaid
+// after they were locked.
+func (s *LifecycleService) ReleasePrepaid(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		n, full, err := s.releasePrepaidBatch(ctx, now)
+		total += n
+		if err != nil || !full {
+			return total, err
+		}
+	}
+}
+
+// releasePrepaidBatch approves one batch; full is true when the batch was
+// full, so there may be more.
+func (s *LifecycleService) releasePrepaidBatch(ctx context.Context, now time.Time) (n int, full bool, err error) {
+	tx, release, err := s.db.beginWrite(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("release prepaid: %w", err)
+	}
+	defer release()
+	defer rollback(tx)
+	// status2 = 2 (Locked) is written out for the partial index of 0012,
+	// and CROSS JOIN makes SQLite take the programs first, probing that
+	// index once per prepaid program rather than reading every Locked
+	// transaction each pass (PostgreSQL plans it as any inner join).
+	ids, err := selectIDs(ctx, tx, `SELECT t.id FROM programs p CROSS JOIN transactions t
+	WHERE p.prepaid AND t.merchant_id = p.merchant_id AND t.status2 = 2 ORDER BY t.id LIMIT $1`, lifecycleBatch)
+	if err != nil {
+		return 0, false, fmt.Errorf("release prepaid: %w", err)
+	}
+	approved, err := s.transition(ctx, tx, ids, afftrack.Status2Locked, afftrack.Status2Approved, afftrack.ActorLifecycle,
+		"prepaid program", now)
+	if err != nil {
+		return 0, false, fmt.Errorf("release prepaid: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, false, fmt.Errorf("release prepaid: commit: %w", err)
+	}
+	return len(approved), len(ids) == lifecycleBatch, nil
+}
+
 // Release approves the merchant's Locked transactions created before
 // until, in batches.
 func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until afftrack.Null[time.Time],
@@ -178,8 +222,9 @@ func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until 
 		if err != nil {
 			return total, fmt.Errorf("release: %w", err)
 		}
-		ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE merchant_id = $1 AND status2 = $2
-		AND date_created < $3 ORDER BY id LIMIT $4`, merchantID, int64(afftrack.Status2Locked), end, lifecycleBatch)
+		// status2 = 2 (Locked) is written out for the partial index of 0012.
+		ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE merchant_id = $1 AND status2 = 2
+		AND date_created < $2 ORDER BY id LIMIT $3`, merchantID, end, lifecycleBatch)
 		if err == nil {
 			var done []changed
 			done, err = s.transition(ctx, tx, ids, afftrack.Status2Locked, afftrack.Status2Approved, actor,

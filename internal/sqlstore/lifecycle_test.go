@@ -577,3 +577,92 @@ func TestNetworkVoid(t *testing.T) {
 		}
 	})
 }
+
+func TestReleasePrepaid(t *testing.T) {
+	ctx := context.Background()
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		lcLoaded(t, db)
+		n := newLCNet(t, db)
+		// Imported Locked: a batch and a few more of merchant 1 (prepaid),
+		// three of merchant 2 (not), and one Pending of merchant 1.
+		const prepaidLocked, otherLocked = 503, 3
+		var imported afftrack.Dataset
+		for i := range prepaidLocked + otherLocked {
+			merchant := int64(1)
+			if i >= prepaidLocked {
+				merchant = 2
+			}
+			imported.Transactions = append(imported.Transactions,
+				lcImported(t, int64(30000+i), merchant, "2024-01-01T00:00:00", "2024-02-15T00:00:00", afftrack.Status2Locked))
+		}
+		imported.Transactions = append(imported.Transactions,
+			lcImported(t, 39999, 1, "2024-01-01T00:00:00", "2099-01-01T00:00:00", afftrack.Status2Pending))
+		mustImport(t, db, &imported)
+		statuses := func(t *testing.T) map[string]int {
+			t.Helper()
+			rows, err := db.SQL().Query(`SELECT merchant_id, status2 FROM transactions WHERE id >= 30000 AND id < 40000`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			got := map[string]int{}
+			for rows.Next() {
+				var m, s int64
+				if err := rows.Scan(&m, &s); err != nil {
+					t.Fatal(err)
+				}
+				got[fmt.Sprintf("merchant %d %s", m, afftrack.TransactionStatus2(s))]++
+			}
+			return got
+		}
+		release := func(t *testing.T, want int) {
+			t.Helper()
+			got, err := n.lc.ReleasePrepaid(ctx, n.later)
+			if err != nil {
+				t.Fatalf("ReleasePrepaid: %v", err)
+			}
+			if got != want {
+				t.Errorf("ReleasePrepaid approved %d, want %d", got, want)
+			}
+		}
+
+		t.Run("the imported Locked transactions of a prepaid program are approved, a batch at a time", func(t *testing.T) {
+			release(t, prepaidLocked)
+			want := map[string]int{"merchant 1 Approved": prepaidLocked, "merchant 1 Pending": 1,
+				"merchant 2 Locked": otherLocked}
+			if diff := cmp.Diff(want, statuses(t)); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+			first := lcImported(t, 30000, 1, "2024-01-01T00:00:00", "2024-02-15T00:00:00", afftrack.Status2Locked).Transaction
+			wantEvents := []afftrack.TransactionEvent{
+				event(&first, n.later, afftrack.ActorLifecycle, afftrack.Status2Locked, afftrack.Status2Approved, reasonPrepaid)}
+			if diff := cmp.Diff(wantEvents, n.history(30000)); diff != "" {
+				t.Errorf("history (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("running it again approves nothing", func(t *testing.T) {
+			events := countRows(t, db, "transaction_events")
+			release(t, 0)
+			if got := countRows(t, db, "transaction_events"); got != events {
+				t.Errorf("%d events, want %d as before", got, events)
+			}
+		})
+		t.Run("a program made prepaid has its Locked transactions approved by the next run", func(t *testing.T) {
+			programs := sqlstore.NewProgramService(db)
+			p, err := programs.FindProgram(ctx, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Prepaid = true
+			if err := programs.SetProgram(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			release(t, otherLocked)
+			want := map[string]int{"merchant 1 Approved": prepaidLocked, "merchant 1 Pending": 1,
+				"merchant 2 Approved": otherLocked}
+			if diff := cmp.Diff(want, statuses(t)); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	})
+}
