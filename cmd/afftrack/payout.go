@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
@@ -54,8 +56,8 @@ the bank transfer.`)
 	if err != nil || gstValue < 0 || gstValue > 100*10_000 {
 		return usageError("payouts run", "--gst-percent %q is not a percent from 0 to 100", *gst)
 	}
-	if *prefix == "" || len(*prefix) > 32 {
-		return usageError("payouts run", "--invoice-prefix must be 1 to 32 characters")
+	if !validInvoicePrefix(*prefix) {
+		return usageError("payouts run", "--invoice-prefix must be 1 to 32 printable characters (UTF-8), got %q", *prefix)
 	}
 	var upToDay time.Time
 	if *upTo != "" {
@@ -121,6 +123,21 @@ the bank transfer.`)
 		return fmt.Errorf("--csv: the payouts above are made and written to %s, but %w", csvOut.name, err)
 	}
 	return nil
+}
+
+// validInvoicePrefix reports whether prefix may begin invoice Numbers,
+// which every client shows and the transfer's CSV carries: 1 to 32
+// characters of valid UTF-8, none a control or other invisible one.
+func validInvoicePrefix(prefix string) bool {
+	if prefix == "" || !utf8.ValidString(prefix) || utf8.RuneCountInString(prefix) > 32 {
+		return false
+	}
+	for _, r := range prefix {
+		if !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // payoutsFile is where --csv writes. A regular file (new or not) is

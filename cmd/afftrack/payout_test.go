@@ -182,3 +182,29 @@ func TestPayoutsCSVToTheCommandsOwnDescriptors(t *testing.T) {
 		})
 	}
 }
+
+// TestPayoutsRefuseAnInvoicePrefixNoClientCanShow: the prefix begins every
+// Number, shown by every client and carried by the CSV, so control
+// characters and bytes that are not UTF-8 are a usage error before the
+// database is opened.
+func TestPayoutsRefuseAnInvoicePrefixNoClientCanShow(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "never-made.db")
+	for _, tt := range []struct{ name, prefix string }{
+		{"an empty prefix", ""},
+		{"a control character", "X\x01"},
+		{"DEL", "X\x7f"},
+		{"a byte that is not UTF-8", "X\xff"},
+		{"a line break", "A\nB"},
+		{"33 characters", strings.Repeat("é", 33)},
+	} {
+		out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--invoice-prefix", tt.prefix)
+		if code := exitCodeOf(err); code != 2 || !strings.Contains(out, "--invoice-prefix must be") {
+			t.Errorf("%s: exit %d, want 2\n%s", tt.name, code, out)
+		}
+	}
+	// 32 characters pass the flags and meet the missing database.
+	if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--invoice-prefix", strings.Repeat("é", 32)); exitCodeOf(err) != 1 ||
+		!strings.Contains(out, "no database at") {
+		t.Errorf("32 characters: %v\n%s", err, out)
+	}
+}

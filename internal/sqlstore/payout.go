@@ -108,8 +108,8 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 		affiliateID).Scan(&p.ContactName, &p.BusinessName, &registered); err != nil {
 		return nil, err
 	}
-	var count int64
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE affiliate_id = $1`, affiliateID).Scan(&count); err != nil {
+	number, err := s.nextInvoiceNumber(ctx, q, run, affiliateID)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `UPDATE transactions SET status2 = $1, invoice_id = $2, date_modified = $3
@@ -133,7 +133,7 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 		events = append(events, afftrack.TransactionEvent{TransactionID: tid, At: run.Now, Actor: run.Actor,
 			From: afftrack.Status2Approved, To: afftrack.Status2Paid, FromSaleValue: afftrack.Money(sale),
 			ToSaleValue: afftrack.Money(sale), FromCommission: afftrack.Money(commission),
-			ToCommission: afftrack.Money(commission), Reason: "paid by invoice " + invoiceNumber(run, affiliateID, count+1)})
+			ToCommission: afftrack.Money(commission), Reason: "paid by invoice " + number})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -147,7 +147,7 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 		return nil, errors.New("the Approved commission adds up beyond the largest amount")
 	}
 	p.Transactions = len(ids)
-	p.Invoice.Number = invoiceNumber(run, affiliateID, count+1)
+	p.Invoice.Number = number
 	p.Invoice.Description = "Commissions up to " + run.UpTo.Format("02/01/2006")
 	p.Invoice.Total = p.Invoice.SubTotal
 	var gst any
@@ -171,6 +171,28 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 		return nil, err
 	}
 	return p, enqueueNotifications(ctx, q, s.db.dialect, ids, run.Now)
+}
+
+// nextInvoiceNumber numbers the affiliate's next invoice: its count of
+// invoices plus one, or the next after that no invoice of the affiliate
+// has yet, since an import may have brought numbers of the sequence out
+// of order. Each taken number is passed once, so the search ends.
+func (s *PayoutService) nextInvoiceNumber(ctx context.Context, q queryer, run afftrack.PayoutRun, affiliateID int64) (string, error) {
+	var count int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE affiliate_id = $1`, affiliateID).Scan(&count); err != nil {
+		return "", err
+	}
+	for n := count + 1; ; n++ {
+		number := invoiceNumber(run, affiliateID, n)
+		var taken int64
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM invoices WHERE affiliate_id = $1 AND number = $2`,
+			affiliateID, number).Scan(&taken); err != nil {
+			return "", err
+		}
+		if taken == 0 {
+			return number, nil
+		}
+	}
 }
 
 // invoiceNumber is PREFIX-AFFILIATE-NNNN, NNNN the affiliate's n-th invoice.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 )
@@ -92,6 +94,38 @@ func TestPayoutTotalWithGSTBeyondTheRange(t *testing.T) {
 			InvoicePrefix: "AT", GSTPercent: 100000, Now: dt(t, "2024-07-01"), Actor: afftrack.ActorOperator})
 		if err == nil || !strings.Contains(err.Error(), "affiliate 2: the commission 900000000000000.0000 and its GST") {
 			t.Errorf("RunPayouts: error %v, want one naming affiliate 2's commission and GST", err)
+		}
+	})
+}
+
+// TestPayoutNumbersPassImportedOnes: an imported invoice may hold the
+// number the affiliate's count of invoices would give next; the run's
+// invoice takes the next number free instead of a second of the same.
+func TestPayoutNumbersPassImportedOnes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		d := reportDataset(t)
+		addLikeTheVoid(d, 1, func(i int, tr *afftrack.Transaction) {
+			tr.Status2, tr.Commission = afftrack.Status2Approved, 12500
+		})
+		d.Transactions = slices.Delete(d.Transactions, 4, 5)
+		// Affiliate 2's only invoice is its second by number.
+		d.Invoices = append(d.Invoices, afftrack.Invoice{ID: 700, AffiliateID: 2, DateCreated: dt(t, "2024-01-31"),
+			DatePaid: dt(t, "2024-01-31"), Number: "AT-2-0002", Description: "Commissions up to 31/01/2024",
+			SubTotal: 10000, Total: 10000})
+		mustImport(t, db, d)
+		payouts, err := sqlstore.NewPayoutService(db).RunPayouts(context.Background(), afftrack.PayoutRun{
+			UpTo: dt(t, "2024-06-30"), InvoicePrefix: "AT", Now: dt(t, "2024-07-01"), Actor: afftrack.ActorOperator})
+		if err != nil {
+			t.Fatalf("RunPayouts: %v", err)
+		}
+		var got []string
+		for _, p := range payouts {
+			if p.Invoice.AffiliateID == 2 {
+				got = append(got, p.Invoice.Number)
+			}
+		}
+		if diff := cmp.Diff([]string{"AT-2-0003"}, got); diff != "" {
+			t.Errorf("affiliate 2's new invoice numbers (-want +got):\n%s", diff)
 		}
 	})
 }
