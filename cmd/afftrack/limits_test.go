@@ -169,6 +169,27 @@ func TestAClientThatStopsReadingIsCut(t *testing.T) {
 	}
 }
 
+// TestStalledListsLeaveConnectionsForOtherRequests: lists whose clients
+// stopped reading hold their database connections until --write-timeout;
+// however many there are, a lookup of another kind still finds one.
+func TestStalledListsLeaveConnectionsForOtherRequests(t *testing.T) {
+	s := serve(t, "--db", bigNetwork(t), "--db-max-conns", "4", "--write-timeout", "20s",
+		"--rate-per-minute", "0", "--rate-per-day", "0", "--rate-concurrent", "0")
+	for range 6 {
+		c := stall(t, s.base)
+		defer c.Close()
+	}
+	time.Sleep(1500 * time.Millisecond) // the lists that found a slot are stuck, the others refused
+	start := time.Now()
+	code, _, body := s.get(t, "/V1/Merchant/Transactions/1", "X-Api-Key", generate.MerchantKey(1))
+	if code != http.StatusOK && code != http.StatusNotFound {
+		t.Fatalf("lookup: status %d %s", code, body)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a lookup beside stalled lists took %v; log:\n%s", d.Round(time.Millisecond), s.logs)
+	}
+}
+
 func TestSIGTERMDuringAStalledListExitsCleanly(t *testing.T) {
 	dsn := bigNetwork(t)
 	program := filepath.Join(t.TempDir(), "program.json")

@@ -73,7 +73,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Demo, "demo", false, "serve a demo data set and print its API keys: from memory, or loaded into --db when that is given")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", 30*time.Second, "cut a client that takes no part of a response for this long (0: never)")
-	fs.IntVar(&c.MaxListStreams, "max-list-streams", 64, "transaction lists streamed at once, server-wide; more are answered 503 (0: no bound)")
+	fs.IntVar(&c.MaxListStreams, "max-list-streams", 64, "transaction lists streamed at once, server-wide, and at most --db-max-conns less a quarter (2 or more kept for other requests); one more waits a second, then 503 (0: the connections' share alone)")
 	fs.IntVar(&c.MaxConns, "max-conns", 4096, "client connections open at once; more are closed as they arrive (0: no bound)")
 	fs.IntVar(&c.AuthFailures, "auth-failures-per-minute", 20, "failed authentications one client address may make in a minute before it is answered 429 (0: no bound)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to let requests in flight finish on SIGINT/SIGTERM")
@@ -230,7 +230,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		TrackingBaseURL:       cfg.TrackingURL,
 		DefaultLimits:         cfg.Limits,
 		WriteTimeout:          cfg.WriteTimeout,
-		MaxListStreams:        cfg.MaxListStreams,
+		MaxListStreams:        listStreams(cfg.MaxListStreams, cfg.DBMaxConns),
 		AuthFailuresPerMinute: cfg.AuthFailures,
 		Currency:              cfg.Currency,
 		Location:              loc,
@@ -469,4 +469,22 @@ func derivePublicURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// listStreams is how many transaction lists serve streams at once. A list
+// holds a database connection for as long as its client takes to read
+// it, so whatever the operator allows (requested, 0 for no bound of its
+// own), lists hold at most the pool of dbConns (0 for the default) less a
+// quarter, and at least two are left: lists whose clients stopped reading
+// (each held up to --write-timeout) leave connections for every other
+// request.
+func listStreams(requested, dbConns int) int {
+	if dbConns <= 0 {
+		dbConns = sqlstore.DefaultMaxOpenConns()
+	}
+	share := max(1, dbConns-max(2, dbConns/4))
+	if requested == 0 || requested > share {
+		return share
+	}
+	return requested
 }

@@ -56,7 +56,7 @@ func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.
 		}
 		st.account = account
 		if g&guardList != 0 {
-			release, ok := s.acquireList()
+			release, ok := s.acquireList(r.Context(), listSlotWait)
 			if !ok {
 				s.reportBudget(w, r, account)
 				w.Header().Set(headerRetryAfter, "1")

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -83,9 +84,16 @@ func errBusy() error {
 	return afftrack.Errorf(afftrack.EUNAVAILABLE, "The service is busy; retry in a few seconds.")
 }
 
-// acquireList takes a slot for one streamed list, or reports false when
-// every slot is taken. release gives it back.
-func (s *Server) acquireList() (release func(), ok bool) {
+// listSlotWait is how long a list waits for a slot before its 503: about
+// as long as a busy moment's lists take to finish, so that a burst is
+// served in turn, while lists held by clients that stopped reading (each
+// until --write-timeout) turn new ones away within a second.
+const listSlotWait = time.Second
+
+// acquireList takes a slot for one streamed list, waiting up to wait for
+// one, or reports false when none came free in time or ctx ended.
+// release gives it back.
+func (s *Server) acquireList(ctx context.Context, wait time.Duration) (release func(), ok bool) {
 	if s.lists == nil {
 		return func() {}, true
 	}
@@ -93,8 +101,19 @@ func (s *Server) acquireList() (release func(), ok bool) {
 	case s.lists <- struct{}{}:
 		return func() { <-s.lists }, true
 	default:
+	}
+	if wait <= 0 {
 		return nil, false
 	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s.lists <- struct{}{}:
+		return func() { <-s.lists }, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
 }
 
 // maxTrackedAddresses bounds the client addresses whose authentication

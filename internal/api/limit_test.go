@@ -149,6 +149,42 @@ func TestListStreamsAreBounded(t *testing.T) {
 	<-done
 }
 
+// TestAListWaitsBrieflyForASlot: a list that finds every slot taken waits
+// up to listSlotWait for one, so a burst of lists is served in turn
+// rather than refused.
+func TestAListWaitsBrieflyForASlot(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.MaxListStreams = 1 })
+	h.tx.blockAt, h.tx.blocked = 0, make(chan struct{})
+	srv := httptest.NewServer(h.srv.Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+listTarget, nil)
+	req.Header.Set("X-Api-Key", merchantKey)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if res, err := srv.Client().Do(req); err == nil {
+			res.Body.Close()
+		}
+	}()
+	select {
+	case <-h.tx.blocked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first list never started")
+	}
+	// The next list reads every row; the first gives its slot back a
+	// moment after the next has begun to wait.
+	h.tx.blocked = nil
+	go func() {
+		time.Sleep(listSlotWait / 4)
+		cancel()
+	}()
+	w := h.do("GET", listTarget, "X-Api-Key", otherMerchantKey)
+	mustStatus(t, w, http.StatusOK)
+	<-done
+}
+
 // BenchmarkFailureBudgetFlood is a flood of new addresses on a full
 // budget, each failing once within the same minute.
 func BenchmarkFailureBudgetFlood(b *testing.B) {

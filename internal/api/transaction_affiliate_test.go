@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -233,7 +234,7 @@ func TestAffiliateTransactionsStreaming(t *testing.T) {
 			if got := h.limiter.released.Load(); got != 0 {
 				t.Errorf("slot released during row %d, want held until the response is complete", rows)
 			}
-			if _, ok := h.srv.acquireList(); ok {
+			if _, ok := h.srv.acquireList(context.Background(), 0); ok {
 				t.Errorf("a list slot was free during row %d, want the list to hold the only one", rows)
 			}
 		}
@@ -242,7 +243,7 @@ func TestAffiliateTransactionsStreaming(t *testing.T) {
 		if rows != 2 {
 			t.Errorf("rows = %d, want 2", rows)
 		}
-		release, ok := h.srv.acquireList()
+		release, ok := h.srv.acquireList(context.Background(), 0)
 		if !ok {
 			t.Fatal("the list slot was not given back")
 		}
