@@ -160,7 +160,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, account *afftrack
 	setBudgetHeaders(h, d)
 	if !d.Allowed {
 		s.svc.Observer.RateLimited(account.Ref.Kind)
-		h.Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(d.RetryAfter), 1), 10))
+		retry := max(ceilSeconds(d.RetryAfter), 1)
+		h.Set(headerRetryAfter, strconv.FormatInt(retry, 10))
+		// X-RateLimit-Reset is the time until a slot frees: on a call the
+		// day's window refused, that is the day's, not the minute's.
+		if d.HasWindow && retry > ceilSeconds(d.Reset) {
+			h.Set(headerRateLimitReset, strconv.FormatInt(retry, 10))
+		}
 		return &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited}
 	}
 	return nil

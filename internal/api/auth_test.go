@@ -92,7 +92,19 @@ func TestRateLimit(t *testing.T) {
 		{"an allowed call reports its window", nil, "/V1/Merchant/Transactions/1", 200,
 			map[string]string{"X-RateLimit-Limit": "30", "X-RateLimit-Remaining": "29", "X-RateLimit-Reset": "60", "Retry-After": ""}},
 		{"a refused call is a 429 with Retry-After rounded up", refuse(2100 * time.Millisecond), "/V1/Merchant/Transactions/1", 429,
-			map[string]string{"Retry-After": "3", "X-RateLimit-Limit": "30", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "2"}},
+			map[string]string{"Retry-After": "3", "X-RateLimit-Limit": "30", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3"}},
+		{"a call the day's window refused reports the day's wait as the reset of the minute's headers",
+			func(afftrack.AccountRef, afftrack.Limits) afftrack.RateDecision {
+				return afftrack.RateDecision{HasWindow: true, Limit: 3, Remaining: 1, Reset: 20 * time.Second,
+					RetryAfter: 86331 * time.Second}
+			}, "/V1/Merchant/Transactions/1", 429,
+			map[string]string{"Retry-After": "86331", "X-RateLimit-Limit": "3", "X-RateLimit-Reset": "86331"}},
+		{"a call the minute's window refused keeps the minute's reset",
+			func(afftrack.AccountRef, afftrack.Limits) afftrack.RateDecision {
+				return afftrack.RateDecision{HasWindow: true, Limit: 3, Remaining: 0, Reset: 20 * time.Second,
+					RetryAfter: 20 * time.Second}
+			}, "/V1/Merchant/Transactions/1", 429,
+			map[string]string{"Retry-After": "20", "X-RateLimit-Reset": "20"}},
 		{"Retry-After is at least one second", refuse(10 * time.Millisecond), "/V1/Merchant/Transactions/1", 429,
 			map[string]string{"Retry-After": "1"}},
 		{"Retry-After is at least one second even when unknown", refuse(0), "/V1/Merchant/Transactions/1", 429,
