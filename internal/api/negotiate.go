@@ -192,31 +192,46 @@ func parseQValue(s string) (int, bool) {
 }
 
 // validCallback reports whether s is name(.name)*, at most maxCallback
-// characters, each name an ASCII JavaScript identifier.
+// characters, each name an ASCII JavaScript identifier: not a reserved
+// word, which would make the script fail to parse (function({...});).
 func validCallback(s string) bool {
 	if len(s) == 0 || len(s) > maxCallback {
 		return false
 	}
-	start := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '.':
-			if start {
-				return false
-			}
-			start = true
+	for name := range strings.SplitSeq(s, ".") {
+		if !validIdentifier(name) {
+			return false
+		}
+	}
+	return true
+}
+
+// validIdentifier reports whether name is an ASCII JavaScript identifier.
+func validIdentifier(name string) bool {
+	if name == "" || reservedWords[name] {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '$':
-			start = false
-		case c >= '0' && c <= '9':
-			if start {
-				return false
-			}
+		case c >= '0' && c <= '9' && i > 0:
 		default:
 			return false
 		}
 	}
-	return !start
+	return true
+}
+
+// reservedWords are ECMAScript's reserved words, strict mode's and those
+// reserved in modules included, none of which is an identifier.
+var reservedWords = map[string]bool{
+	"await": true, "break": true, "case": true, "catch": true, "class": true, "const": true, "continue": true,
+	"debugger": true, "default": true, "delete": true, "do": true, "else": true, "enum": true, "export": true,
+	"extends": true, "false": true, "finally": true, "for": true, "function": true, "if": true, "implements": true,
+	"import": true, "in": true, "instanceof": true, "interface": true, "let": true, "new": true, "null": true,
+	"package": true, "private": true, "protected": true, "public": true, "return": true, "static": true,
+	"super": true, "switch": true, "this": true, "throw": true, "true": true, "try": true, "typeof": true,
+	"var": true, "void": true, "while": true, "with": true, "yield": true,
 }
 
 // contentType returns the response Content-Type of the negotiated format.
