@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/afftrack/afftrack"
 )
@@ -78,6 +79,51 @@ func parseValidations(body []byte) ([]afftrack.Validation, error) {
 
 // parseValidation reads one row; a problem is kept as the row's Problem.
 func parseValidation(raw []byte) afftrack.Validation {
+	v := parseValidationFields(raw)
+	if v.Problem != "" && !v.ID.Valid && !v.OrderID.Valid {
+		// The row is refused, but its result still names the transaction
+		// and its Status2 when Id or OrderId can be read on their own.
+		v.ID, v.OrderID = identifyValidation(raw)
+	}
+	return v
+}
+
+// identifyValidation reads a row's Id and OrderId alone, as far as they
+// are well formed and named once (in any case), for a row refused for
+// another field.
+func identifyValidation(raw []byte) (afftrack.Null[int64], afftrack.Null[string]) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return afftrack.Null[int64]{}, afftrack.Null[string]{}
+	}
+	var ids, orders []json.RawMessage
+	for name, value := range fields {
+		switch {
+		case strings.EqualFold(name, "Id"):
+			ids = append(ids, value)
+		case strings.EqualFold(name, "OrderId"):
+			orders = append(orders, value)
+		}
+	}
+	var id afftrack.Null[int64]
+	if len(ids) == 1 {
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(ids[0])), 10, 64); err == nil && n >= 1 {
+			id = afftrack.Some(n)
+		}
+	}
+	var order afftrack.Null[string]
+	if len(orders) == 1 {
+		var s string
+		if json.Unmarshal(orders[0], &s) == nil && s != "" {
+			order = afftrack.Some(s)
+		}
+	}
+	return id, order
+}
+
+// parseValidationFields reads one row's fields; the first problem found
+// is kept as the row's Problem.
+func parseValidationFields(raw []byte) afftrack.Validation {
 	var v afftrack.Validation
 	fields, err := decodeFields(raw, "", validationFields)
 	if err != nil {

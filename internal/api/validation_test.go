@@ -322,11 +322,15 @@ func TestValidationsRowErrors(t *testing.T) {
 		{"an Id that is not a number", `{"Id": "x", "Action": "Approve"}`,
 			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Id: must be a JSON number"}`},
 		{"a SaleValue that is a string", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": "12.5"}`, id),
-			`{"Id":null,"OrderId":null,"Status2":null,"Error":"SaleValue: must be a JSON number"}`},
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be a JSON number"}`, id)},
+		{"a SaleValue that is a string, the row named by OrderId", `{"OrderId": "R-1", "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": "12.5"}`,
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be a JSON number"}`, id)},
+		{"an Id given twice in two cases is not read on its own", fmt.Sprintf(`{"Id": %d, "ID": %d, "Action": "Approve"}`, id, id),
+			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Id: is given twice"}`},
 		{"a SaleValue of 0", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 0}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be greater than 0 and at most 1000000000000"}`, id)},
 		{"an unknown field", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "Colour": "red"}`, id),
-			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Colour: is not a field; the fields are Id, OrderId, Action, VoidReason, AmendedReason, SaleValue, Items"}`},
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Colour: is not a field; the fields are Id, OrderId, Action, VoidReason, AmendedReason, SaleValue, Items"}`, id)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is the row's Error and changes nothing", func(t *testing.T) {
