@@ -131,6 +131,16 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 			t.Errorf("statuses %v, want [2 5] (Locked, Void)", got)
 		}
 	})
+	t.Run("validate for a merchant that does not exist says so and applies nothing", func(t *testing.T) {
+		csvPath := filepath.Join(t.TempDir(), "validations.csv")
+		if err := os.WriteFile(csvPath, []byte("OrderId,Action,Reason,SaleValue\nCLI-1,Approve,,\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "999", csvPath)
+		if code := exitCodeOf(err); code != 1 || !strings.Contains(out, "afftrack: merchant 999 not found") {
+			t.Errorf("exit code %d (%v), want 1 naming the merchant\n%s", code, err, out)
+		}
+	})
 	t.Run("transactions history prints the creation and the change by the operator", func(t *testing.T) {
 		out, err := afftrack(t, nil, "transactions", "history", id1, "--db", dsn)
 		if err != nil {

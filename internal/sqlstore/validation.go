@@ -15,6 +15,14 @@ import (
 // database stops the call, and the rows before it stay applied.
 func (s *LifecycleService) Validate(ctx context.Context, merchantID int64, actor afftrack.Actor,
 	rows []afftrack.Validation) ([]afftrack.ValidationResult, error) {
+	// A merchant calling the API exists; the command line may name one
+	// that does not, which is its error rather than every row's.
+	var exists int64
+	if err := s.db.queryRow(ctx, countMerchant, merchantID).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	} else if exists == 0 {
+		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", merchantID)
+	}
 	results := make([]afftrack.ValidationResult, len(rows))
 	for i := range rows {
 		r, err := s.validateRow(ctx, merchantID, actor, &rows[i])
