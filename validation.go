@@ -27,6 +27,10 @@ func ValidationActionNames() string { return enumList(validationActionNames) }
 // MaxValidations bounds the rows of one validation call.
 const MaxValidations = 1000
 
+// MaxSaleValue bounds a sale, reported or amended: a trillion in any
+// currency, so every product of the pricing stays far inside 64 bits.
+const MaxSaleValue = Money(1_000_000_000_000 * 10_000)
+
 // Validation is one row of a merchant's validation: the transaction by Id
 // or OrderId, and what to do with it.
 type Validation struct {

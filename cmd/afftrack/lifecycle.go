@@ -236,7 +236,7 @@ POST /V1/Merchant/Validations, and its result printed.`)
 		defer file.Close()
 		r = file
 	}
-	rows, err := readValidationCSV(r)
+	rows, lines, err := readValidationCSV(r)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ POST /V1/Merchant/Validations, and its result printed.`)
 			problem = res.Error.Value
 			failed++
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+2, res.OrderID.Value, id, status, problem)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", lines[i], res.OrderID.Value, id, status, problem)
 	}
 	tw.Flush()
 	if failed > 0 {
@@ -273,12 +273,14 @@ POST /V1/Merchant/Validations, and its result printed.`)
 	return nil
 }
 
-// readValidationCSV reads the validation spreadsheet.
-func readValidationCSV(r io.Reader) ([]afftrack.Validation, error) {
+// readValidationCSV reads the validation spreadsheet: its rows, and the
+// line each begins on (blank lines and quoted line breaks counted), for
+// the report.
+func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("line 1: a header OrderId,Action,Reason,SaleValue is needed")
+		return nil, nil, fmt.Errorf("line 1: a header OrderId,Action,Reason,SaleValue is needed")
 	}
 	col := map[string]int{}
 	for i, name := range header {
@@ -290,28 +292,31 @@ func readValidationCSV(r io.Reader) ([]afftrack.Validation, error) {
 			}
 		}
 		if known == "" {
-			return nil, fmt.Errorf("line 1: column %q is not one of OrderId, Action, Reason, SaleValue", name)
+			return nil, nil, fmt.Errorf("line 1: column %q is not one of OrderId, Action, Reason, SaleValue", name)
 		}
 		col[known] = i
 	}
 	if _, ok := col["OrderId"]; !ok {
-		return nil, errors.New("line 1: the OrderId column is needed")
+		return nil, nil, errors.New("line 1: the OrderId column is needed")
 	}
 	if _, ok := col["Action"]; !ok {
-		return nil, errors.New("line 1: the Action column is needed")
+		return nil, nil, errors.New("line 1: the Action column is needed")
 	}
 	var rows []afftrack.Validation
-	for line := 2; ; line++ {
+	var lines []int
+	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return rows, nil
+			return rows, lines, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %s", line, csvProblem(err))
+			return nil, nil, fmt.Errorf("%s", csvProblemAt(err))
 		}
+		line, _ := cr.FieldPos(0)
 		if len(rows) == afftrack.MaxValidations*100 {
-			return nil, fmt.Errorf("line %d: a file holds at most %d rows", line, afftrack.MaxValidations*100)
+			return nil, nil, fmt.Errorf("line %d: a file holds at most %d rows", line, afftrack.MaxValidations*100)
 		}
+		lines = append(lines, line)
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
 				return strings.TrimSpace(rec[i])
@@ -356,11 +361,13 @@ func validationRow(orderID, action, reason, saleValue string) afftrack.Validatio
 	return v
 }
 
-// csvProblem says what is wrong with a CSV line without repeating it.
-func csvProblem(err error) string {
+// csvProblemAt says where a CSV file is wrong and what is wrong, without
+// repeating the line: the csv package's own line, which counts blank
+// lines and quoted line breaks.
+func csvProblemAt(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return pe.Err.Error()
+		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
 	}
 	return err.Error()
 }

@@ -278,8 +278,8 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 		if err != nil {
 			return nil, bad("SaleValue", "%s", afftrack.ErrorMessage(err))
 		}
-		if m <= 0 || m > maxAmount {
-			return nil, bad("SaleValue", "must be greater than 0 and at most %d", maxAmount/10_000)
+		if m <= 0 || m > afftrack.MaxSaleValue {
+			return nil, bad("SaleValue", "must be greater than 0 and at most %d", afftrack.MaxSaleValue/10_000)
 		}
 		c.SaleValue = m
 		if len(c.Items) > 0 && int64(m) != sum*100 {
@@ -288,9 +288,9 @@ func (in *conversionInput) conversion(merchantID int64, currency string, loc *ti
 		}
 	case len(c.Items) > 0:
 		c.SaleValue = afftrack.Money(sum * 100)
-		if c.SaleValue <= 0 || c.SaleValue > maxAmount {
+		if c.SaleValue <= 0 || c.SaleValue > afftrack.MaxSaleValue {
 			return nil, bad("SaleValue", "the Items' SaleValue add up to %s; a sale must be greater than 0 and at most %d",
-				afftrack.ItemMoney(sum), maxAmount/10_000)
+				afftrack.ItemMoney(sum), afftrack.MaxSaleValue/10_000)
 		}
 	default:
 		return nil, bad("SaleValue", "is required (or Items, whose SaleValue add up to it)")
@@ -323,10 +323,6 @@ func (in *conversionInput) checkTypes(at string, v map[string]string, isNum, num
 	return nil
 }
 
-// maxAmount bounds a sale: a trillion in any currency, so every product
-// of the pricing stays far inside 64 bits.
-const maxAmount = afftrack.Money(1_000_000_000_000 * 10_000)
-
 // conversionItem checks one item.
 func conversionItem(at string, v map[string]string, num map[string]bool) (afftrack.ConversionItem, error) {
 	bad := func(field, format string, args ...any) error {
@@ -357,8 +353,8 @@ func conversionItem(at string, v map[string]string, num map[string]bool) (afftra
 	if err != nil {
 		return it, bad("SaleValue", "%s", afftrack.ErrorMessage(err))
 	}
-	if m < 0 || int64(m) > int64(maxAmount)/100 {
-		return it, bad("SaleValue", "must be from 0 to %d", maxAmount/10_000)
+	if m < 0 || int64(m) > int64(afftrack.MaxSaleValue)/100 {
+		return it, bad("SaleValue", "must be from 0 to %d", afftrack.MaxSaleValue/10_000)
 	}
 	it.SaleValue = m
 	return it, nil

@@ -91,7 +91,7 @@ func FuzzConversionBody(f *testing.F) {
 			// Only a U+FFFD the body wrote may come out: the decoder's own
 			// replacement of bad bytes would merge different OrderIds.
 			t.Fatalf("U+FFFD made of a body that held none: %q", body)
-		case c.SaleValue > maxAmount:
+		case c.SaleValue > afftrack.MaxSaleValue:
 			t.Fatalf("SaleValue %d above the largest sale accepted", c.SaleValue)
 		case c.ClickID != "" && !afftrack.IsClickID(c.ClickID):
 			t.Fatalf("ClickID %q accepted", c.ClickID)

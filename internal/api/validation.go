@@ -187,8 +187,8 @@ func parseValidationFields(raw []byte) afftrack.Validation {
 		if err != nil {
 			return problem("SaleValue: %s", afftrack.ErrorMessage(err))
 		}
-		if m <= 0 || m > maxAmount {
-			return problem("SaleValue: must be greater than 0 and at most %d", maxAmount/10_000)
+		if m <= 0 || m > afftrack.MaxSaleValue {
+			return problem("SaleValue: must be greater than 0 and at most %d", afftrack.MaxSaleValue/10_000)
 		}
 		v.SaleValue = afftrack.Some(m)
 	}

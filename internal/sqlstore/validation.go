@@ -56,6 +56,13 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 	if v.Problem != "" && !v.ID.Valid && !v.OrderID.Valid {
 		return refuse("%s", v.Problem)
 	}
+	if v.OrderID.Valid && afftrack.TextProblem(v.OrderID.Value) >= 0 {
+		// No stored OrderId holds such text, and PostgreSQL would refuse
+		// the query: the command line's spreadsheet is not checked before.
+		res.OrderID = afftrack.Some(afftrack.CleanText(v.OrderID.Value))
+		return refuse("OrderId %q holds a character that cannot be stored (a control character or invalid UTF-8).",
+			res.OrderID.Value)
+	}
 	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
 		return res, err
@@ -255,10 +262,14 @@ func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int
 		return false, fmt.Sprintf("SaleValue %s is not the sum of the Items' SaleValue (%s).", v.SaleValue.Value, afftrack.ItemMoney(sum)), nil
 	case v.SaleValue.Valid:
 		c.SaleValue = v.SaleValue.Value
-	case sum <= 0:
-		return false, fmt.Sprintf("The Items' SaleValue add up to %s; a sale must be greater than 0.", afftrack.ItemMoney(sum)), nil
+	case sum <= 0 || sum > int64(afftrack.MaxSaleValue)/100:
+		return false, fmt.Sprintf("The Items' SaleValue add up to %s; a sale must be greater than 0 and at most %d.",
+			afftrack.ItemMoney(sum), afftrack.MaxSaleValue/10_000), nil
 	default:
 		c.SaleValue = afftrack.Money(sum * 100)
+	}
+	if c.SaleValue <= 0 || c.SaleValue > afftrack.MaxSaleValue {
+		return false, fmt.Sprintf("SaleValue %s must be greater than 0 and at most %d.", c.SaleValue, afftrack.MaxSaleValue/10_000), nil
 	}
 	p, err := loadProgramTerms(ctx, tx, merchantID)
 	if err != nil {

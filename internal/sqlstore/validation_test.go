@@ -308,7 +308,24 @@ func TestValidateRefuses(t *testing.T) {
 					v.AmendedReason = afftrack.AmendedReasonCartItemsEdited
 					v.Items = []afftrack.ConversionItem{{Sku: "S", Quantity: 1, SaleValue: 0}}
 				}),
-				refused(pending, afftrack.Status2Pending, "The Items' SaleValue add up to 0.00; a sale must be greater than 0.")},
+				refused(pending, afftrack.Status2Pending, "The Items' SaleValue add up to 0.00; a sale must be greater than 0 and at most 1000000000000.")},
+			{"Amend whose Items add up beyond the largest sale is refused",
+				with(byID(pending, afftrack.ActionAmend), func(v *afftrack.Validation) {
+					v.AmendedReason = afftrack.AmendedReasonCartItemsEdited
+					big := afftrack.ItemMoney(int64(afftrack.MaxSaleValue) / 100)
+					v.Items = []afftrack.ConversionItem{{Sku: "A", Quantity: 1, SaleValue: big}, {Sku: "B", Quantity: 1, SaleValue: big}}
+				}),
+				refused(pending, afftrack.Status2Pending,
+					"The Items' SaleValue add up to 2000000000000.00; a sale must be greater than 0 and at most 1000000000000.")},
+			{"Amend to a SaleValue beyond the largest sale is refused",
+				with(byID(pending, afftrack.ActionAmend), func(v *afftrack.Validation) {
+					v.AmendedReason, v.SaleValue = afftrack.AmendedReasonIncorrectSaleValue, afftrack.Some(afftrack.MaxSaleValue+1)
+				}),
+				refused(pending, afftrack.Status2Pending, "SaleValue 1000000000000.0001 must be greater than 0 and at most 1000000000000.")},
+			{"an OrderId that is not UTF-8 is refused, shown cleaned",
+				byOrder("CAF\xc9-1", afftrack.ActionApprove),
+				afftrack.ValidationResult{OrderID: afftrack.Some("CAF\uFFFD-1"),
+					Error: afftrack.Some("OrderId \"CAF\uFFFD-1\" holds a character that cannot be stored (a control character or invalid UTF-8).")}},
 			{"Void without a VoidReason is refused", byID(pending, afftrack.ActionVoid),
 				refused(pending, afftrack.Status2Pending, fmt.Sprintf("VoidReason is required to void; use one of %s.", afftrack.VoidReasonNames()))},
 			{"Amend without an AmendedReason is refused",
