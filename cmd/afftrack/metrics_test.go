@@ -63,4 +63,11 @@ func TestServeMetrics(t *testing.T) {
 			t.Errorf("serve with a negative TTL: %v\n%s", err, out)
 		}
 	})
+
+	t.Run("a negative shutdown timeout is refused", func(t *testing.T) {
+		out, err := afftrack(t, nil, "serve", "--demo", "--shutdown-timeout", "-5s")
+		if code := exitCodeOf(err); code != 2 || !strings.Contains(out, "--shutdown-timeout") {
+			t.Errorf("serve with a negative shutdown timeout: exit %d\n%s", code, out)
+		}
+	})
 }

@@ -108,8 +108,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.KeyCacheTTL < 0 {
 		return usageError("serve", "--key-cache-ttl cannot be negative")
 	}
-	if cfg.WriteTimeout < 0 || cfg.MaxListStreams < 0 || cfg.MaxConns < 0 || cfg.AuthFailures < 0 {
-		return usageError("serve", "--write-timeout, --max-list-streams, --max-conns and --auth-failures-per-minute cannot be negative")
+	if cfg.WriteTimeout < 0 || cfg.ShutdownTimeout < 0 || cfg.MaxListStreams < 0 || cfg.MaxConns < 0 || cfg.AuthFailures < 0 {
+		return usageError("serve", "--write-timeout, --shutdown-timeout, --max-list-streams, --max-conns and --auth-failures-per-minute cannot be negative")
 	}
 	if cfg.ClickFlush <= 0 || cfg.ClickBuffer < 1 {
 		return usageError("serve", "--click-flush and --click-buffer must be positive")

@@ -226,10 +226,15 @@ func (b *Buffer) Close(ctx context.Context) error {
 		return b.closeErr
 	case <-ctx.Done():
 	}
+	// ctx's end has cut the write under way (abort): a writer that heeds
+	// its context returns at once, its clicks written or not, and run's
+	// outcome is then the truer one.
+	grace := time.NewTimer(closeGrace)
+	defer grace.Stop()
 	select {
-	case <-b.done: // finished as ctx ended; its outcome is the truer one
+	case <-b.done:
 		return b.closeErr
-	default:
+	case <-grace.C:
 	}
 	// run is stuck in a writer that ignores its context, and drops the
 	// clicks when the writer returns, or is dropping them right now.
@@ -239,8 +244,14 @@ func (b *Buffer) Close(ctx context.Context) error {
 	if n == 0 {
 		return nil // nothing was held, so nothing is lost
 	}
-	return fmt.Errorf("clickbuf: closing: %d clicks not written: %w", n, context.Cause(ctx))
+	return fmt.Errorf("clickbuf: closing: %d clicks not written, unless a write still under way completes: %w",
+		n, context.Cause(ctx))
 }
+
+// closeGrace is how long Close waits, once its context has ended and the
+// write under way been cut, for that write to return and tell whether its
+// clicks were written.
+const closeGrace = time.Second
 
 // Stats returns the Buffer's counters.
 func (b *Buffer) Stats() Stats {
