@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +35,12 @@ func (s *Server) handleValidations(w http.ResponseWriter, r *http.Request, accou
 	if err != nil {
 		return err
 	}
-	results, err := s.svc.Lifecycle.Validate(r.Context(), account.Ref.ID, afftrack.AccountActor(account), rows)
+	// The rows are applied whatever the client does meanwhile: a client
+	// gone midway would otherwise leave part of its rows applied and not
+	// know which (each row is a transaction of its own), and its retry
+	// would find them no longer Pending.
+	ctx := context.WithoutCancel(r.Context())
+	results, err := s.svc.Lifecycle.Validate(ctx, account.Ref.ID, afftrack.AccountActor(account), rows)
 	if err != nil {
 		return err
 	}

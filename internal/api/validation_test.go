@@ -205,6 +205,53 @@ func TestValidations(t *testing.T) {
 	})
 }
 
+// cancellingLifecycle ends the request's context as its rows begin to be
+// applied, as a client that gives up does.
+type cancellingLifecycle struct {
+	afftrack.LifecycleService
+	cancel context.CancelFunc
+}
+
+func (c cancellingLifecycle) Validate(ctx context.Context, merchantID int64, actor afftrack.Actor,
+	rows []afftrack.Validation) ([]afftrack.ValidationResult, error) {
+	c.cancel()
+	return c.LifecycleService.Validate(ctx, merchantID, actor, rows)
+}
+
+func TestValidationsAreAppliedWhenTheClientGoesAway(t *testing.T) {
+	e := newValidationEnv(t, afftrack.Limits{})
+	ids := []int64{e.sale("G-1", "100"), e.sale("G-2", "100"), e.sale("G-3", "100")}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := api.NewServer(api.Config{PublicURL: "http://afftrack.test", Currency: "AUD", Location: time.UTC},
+		api.Services{
+			Accounts:    sqlstore.NewAccountService(e.db),
+			RateLimiter: ratelimit.NewMemory(),
+			Lifecycle: cancellingLifecycle{LifecycleService: sqlstore.NewLifecycleService(e.db, "AUD", time.Now),
+				cancel: cancel},
+		}, nil, time.Now)
+	body := `[{"OrderId": "G-1", "Action": "Approve"}, {"OrderId": "G-2", "Action": "Approve"},
+		{"OrderId": "G-3", "Action": "Approve"}]`
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/V1/Merchant/Validations", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", trMerchant1Key)
+	func() {
+		// A handler whose client is gone aborts its response; what matters
+		// here is what was stored.
+		defer func() {
+			if p := recover(); p != nil && p != http.ErrAbortHandler {
+				panic(p)
+			}
+		}()
+		srv.Handler().ServeHTTP(httptest.NewRecorder(), req)
+	}()
+	for _, id := range ids {
+		if got := e.stored(id).Status2; got != int64(afftrack.Status2Locked) {
+			t.Errorf("transaction %d is %s, want Locked: every row is applied", id, afftrack.TransactionStatus2(got))
+		}
+	}
+}
+
 func TestValidationsFormats(t *testing.T) {
 	e := newValidationEnv(t, afftrack.Limits{})
 	id := e.sale("F-1", "10")
