@@ -42,15 +42,31 @@ type Notification struct {
 	Attempts      int       // calls made so far
 }
 
+// NotificationClaim says which due notifications a deliverer takes. Its
+// bounds per affiliate keep one affiliate's receiver (slow, or hanging
+// until each call's timeout) from taking every call a deliverer makes.
+type NotificationClaim struct {
+	Now   time.Time
+	Lease time.Duration
+	Max   int // at most this many
+
+	// PerAffiliate bounds the notifications of one affiliate taken, 0
+	// for no bound; Skip names affiliates none of whose are taken (those
+	// the deliverer is still calling).
+	PerAffiliate int
+	Skip         []int64
+}
+
 // NotificationOutbox is the store side of notifications: the deliverer
 // claims what is due, calls it, and records the outcome.
 type NotificationOutbox interface {
-	// ClaimNotifications returns up to n notifications due at now (never
-	// delivered, not given up, next attempt at or before now) and moves
-	// their next attempt to now+lease, so another deliverer (another
-	// replica) does not take them meanwhile. A deliverer that dies
-	// leaves them to be claimed again when the lease ends: at least once.
-	ClaimNotifications(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Notification, error)
+	// ClaimNotifications returns the notifications c takes of those due
+	// at c.Now (never delivered, not given up, next attempt at or before
+	// c.Now), the longest due first, and moves their next attempt to
+	// c.Now+c.Lease, so another deliverer (another replica) does not take
+	// them meanwhile. A deliverer that dies leaves them to be claimed
+	// again when the lease ends: at least once.
+	ClaimNotifications(ctx context.Context, c NotificationClaim) ([]Notification, error)
 
 	// NotificationDelivered records a 2xx answer.
 	NotificationDelivered(ctx context.Context, id int64, at time.Time) error

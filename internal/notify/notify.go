@@ -72,7 +72,7 @@ type Options struct {
 	// Interval is how often Run polls the outbox. Default 1 s.
 	Interval time.Duration
 
-	// Batch is how many notifications one poll claims. Default 100.
+	// Batch is the most notifications one claim takes. Default 100.
 	Batch int
 
 	// Concurrency is how many calls are made at once. Default 8.
@@ -179,11 +179,16 @@ func New(outbox afftrack.NotificationOutbox, o Options) *Deliverer {
 // clock.
 func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.Location) }
 
-// Run delivers notifications until ctx ends, then returns nil. A poll that
-// fails (the store is down) is logged and retried at the next interval; a
-// full batch is followed by the next at once, so a backlog (a receiver
-// back after an outage) drains at the speed of the calls.
+// Run delivers notifications until ctx ends, waits for the calls under
+// way, then returns nil. It claims notifications as call slots come free
+// rather than a batch at a time, and at most perAffiliate of one
+// affiliate, none of an affiliate it is still calling: a receiver that
+// hangs until every call's timeout holds a few slots, and the other
+// affiliates' notifications go on through the rest. A poll that fails
+// (the store is down) is logged and retried at the next interval.
 func (d *Deliverer) Run(ctx context.Context) error {
+	calls := newCalls(d.o.Concurrency)
+	defer calls.wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	failing := 0                   // polls failed in a row
@@ -194,8 +199,14 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-timer.C:
+		case <-calls.ended:
 		}
-		claimed, _, err := d.poll(ctx)
+		want := min(calls.free(), d.o.Batch)
+		if want == 0 {
+			continue // every slot is busy: the next call to end wakes the loop
+		}
+		claimed, err := d.poll(ctx, calls, want)
+		err = errors.Join(err, calls.takeErrs())
 		if now := d.o.Now(); err == nil && (pruning || now.Sub(pruned) >= pruneInterval) {
 			// One batch a poll, between deliveries, until a batch
 			// comes back short: a backlog (the first run after an
@@ -220,8 +231,8 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			failing = 0
 		}
 		wait := d.o.Interval
-		if claimed == d.o.Batch && err == nil {
-			wait = 0
+		if claimed == want && err == nil {
+			wait = 0 // there may be more due
 		}
 		timer.Reset(wait)
 	}
@@ -248,52 +259,133 @@ func (d *Deliverer) pruneBatch(ctx context.Context) bool {
 	return n == pruneBatch
 }
 
-// RunOnce claims the notifications due, up to Options.Batch, calls them,
-// and records the outcomes. It returns how many calls it made; the error
-// is from the store.
+// RunOnce claims the notifications due, up to Options.Batch and at most
+// perAffiliate of one affiliate, calls them, and records the outcomes. It
+// returns how many calls it made; the error is from the store.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	_, sent, err := d.poll(ctx)
-	return sent, err
+	calls := newCalls(d.o.Concurrency)
+	_, err := d.poll(ctx, calls, d.o.Batch)
+	started := calls.wait()
+	return started, errors.Join(err, calls.takeErrs())
 }
 
-// poll is RunOnce, returning also how many notifications it claimed.
-func (d *Deliverer) poll(ctx context.Context) (claimed, sent int, err error) {
+// poll claims up to max notifications and starts their calls, each as a
+// slot of calls comes free, and returns how many it claimed.
+func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed int, err error) {
 	claimedAt := d.now()
-	ns, err := d.outbox.ClaimNotifications(ctx, claimedAt, d.o.Batch, d.o.Lease)
+	ns, err := d.outbox.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: claimedAt, Lease: d.o.Lease, Max: max,
+		PerAffiliate: d.o.perAffiliate(), Skip: calls.busy()})
 	if err != nil {
-		return 0, 0, fmt.Errorf("claim notifications: %w", err)
+		return 0, fmt.Errorf("claim notifications: %w", err)
 	}
 	// A call started later than this could outlive the claim, and another
 	// deliverer could then make the same call: left alone, the
 	// notification is claimed again when the lease ends.
 	latest := claimedAt.Add(d.o.Lease - d.o.Timeout - recordTimeout)
-
-	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, d.o.Concurrency)
-	)
 	for _, n := range ns {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil || d.now().After(latest) {
+		if !calls.acquire(ctx) {
 			break
 		}
-		sent++
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := d.deliver(ctx, n); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
+		if d.now().After(latest) {
+			calls.release()
+			break
+		}
+		calls.start(n.AffiliateID, func() error { return d.deliver(ctx, n) })
 	}
-	wg.Wait()
-	return len(ns), sent, errors.Join(errs...)
+	return len(ns), nil
+}
+
+// perAffiliate is how many notifications of one affiliate are called at
+// once: a quarter of Concurrency, at least one.
+func (o Options) perAffiliate() int { return max(1, o.Concurrency/4) }
+
+// calls are a deliverer's calls under way: at most its Concurrency at
+// once, counted by affiliate.
+type calls struct {
+	slots   chan struct{}
+	ended   chan struct{} // a call ended; never blocks the call (capacity 1)
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	byAff   map[int64]int // calls under way of each affiliate
+	started int
+	errs    []error
+}
+
+func newCalls(concurrency int) *calls {
+	return &calls{slots: make(chan struct{}, concurrency), ended: make(chan struct{}, 1), byAff: map[int64]int{}}
+}
+
+// free returns how many calls may start now.
+func (c *calls) free() int { return cap(c.slots) - len(c.slots) }
+
+// acquire takes a slot, waiting for one, or reports false when ctx ends.
+func (c *calls) acquire(ctx context.Context) bool {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	if ctx.Err() != nil {
+		c.release()
+		return false
+	}
+	return true
+}
+
+// release gives back a slot no call was started in.
+func (c *calls) release() { <-c.slots }
+
+// start runs call in the slot acquire took, for affiliate's notification.
+func (c *calls) start(affiliate int64, call func() error) {
+	c.mu.Lock()
+	c.byAff[affiliate]++
+	c.started++
+	c.mu.Unlock()
+	c.wg.Go(func() {
+		err := call()
+		c.mu.Lock()
+		if c.byAff[affiliate]--; c.byAff[affiliate] == 0 {
+			delete(c.byAff, affiliate)
+		}
+		if err != nil {
+			c.errs = append(c.errs, err)
+		}
+		c.mu.Unlock()
+		<-c.slots
+		select {
+		case c.ended <- struct{}{}:
+		default:
+		}
+	})
+}
+
+// busy returns the affiliates with calls under way, whose notifications
+// the next claim leaves alone.
+func (c *calls) busy() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]int64, 0, len(c.byAff))
+	for a := range c.byAff {
+		out = append(out, a)
+	}
+	return out
+}
+
+// takeErrs returns the errors of the calls ended since the last take.
+func (c *calls) takeErrs() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := errors.Join(c.errs...)
+	c.errs = nil
+	return err
+}
+
+// wait waits for every call started, and returns how many were.
+func (c *calls) wait() int {
+	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started
 }
 
 // deliver makes one call of n and records its outcome. A call cut short

@@ -60,7 +60,7 @@ func (f *fakeOutbox) row(id int64) fakeRow {
 	return *f.rows[id-1]
 }
 
-func (f *fakeOutbox) ClaimNotifications(_ context.Context, now time.Time, n int, lease time.Duration) ([]afftrack.Notification, error) {
+func (f *fakeOutbox) ClaimNotifications(_ context.Context, c afftrack.NotificationClaim) ([]afftrack.Notification, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.claims++
@@ -68,14 +68,23 @@ func (f *fakeOutbox) ClaimNotifications(_ context.Context, now time.Time, n int,
 		return nil, f.claimErr
 	}
 	var out []afftrack.Notification
+	taken := map[int64]int{}
+	due := make([]*fakeRow, 0, len(f.rows))
 	for _, r := range f.rows {
-		if len(out) == n {
+		if !r.delivered && !r.givenUp && !r.next.After(c.Now) && !slices.Contains(c.Skip, r.n.AffiliateID) {
+			due = append(due, r)
+		}
+	}
+	slices.SortStableFunc(due, func(a, b *fakeRow) int { return a.next.Compare(b.next) })
+	for _, r := range due {
+		if len(out) == c.Max {
 			break
 		}
-		if r.delivered || r.givenUp || r.next.After(now) {
+		if c.PerAffiliate > 0 && taken[r.n.AffiliateID] == c.PerAffiliate {
 			continue
 		}
-		r.next = now.Add(lease)
+		taken[r.n.AffiliateID]++
+		r.next = c.Now.Add(c.Lease)
 		out = append(out, r.n)
 	}
 	return out, nil
@@ -437,7 +446,8 @@ func TestDelivererRecoversFromAReceiverOutageAndARestart(t *testing.T) {
 	for i := range late {
 		outbox.add(recv.URL+"/cb?late="+strconv.Itoa(i), clock.Now())
 	}
-	crashed, err := outbox.ClaimNotifications(t.Context(), clock.Now(), early+late, time.Minute)
+	crashed, err := outbox.ClaimNotifications(t.Context(), afftrack.NotificationClaim{Now: clock.Now(), Max: early + late,
+		Lease: time.Minute})
 	if err != nil || len(crashed) != late {
 		t.Fatalf("the crashing deliverer claimed %d, %v; want the %d new ones", len(crashed), err, late)
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -153,5 +155,52 @@ func TestDelivererRunPrunesFinishedNotificationsPastKeep(t *testing.T) {
 		if outbox.row(id).pruned {
 			t.Errorf("notification %d pruned, want it kept", id)
 		}
+	}
+}
+
+// TestOneAffiliatesHangingReceiverHoldsUpNoOtherAffiliate: an affiliate
+// whose receiver answers nothing, with a backlog, takes a few of Run's
+// call slots, never all, and another affiliate's notification made after
+// that backlog is delivered at once.
+func TestOneAffiliatesHangingReceiverHoldsUpNoOtherAffiliate(t *testing.T) {
+	var hanging, most atomic.Int64
+	stuck := newReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		n := hanging.Add(1)
+		defer hanging.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-r.Context().Done()
+	})
+	fine := newReceiver(t, nil)
+	outbox := &fakeOutbox{}
+	now := time.Now().UTC()
+	for range 50 {
+		id := outbox.add(stuck.URL, now.Add(-time.Minute))
+		outbox.rows[id-1].n.AffiliateID = 4
+	}
+	other := outbox.add(fine.URL, now.Add(-time.Second))
+	outbox.rows[other-1].n.AffiliateID = 1
+
+	const concurrency = 8
+	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Timeout: 2 * time.Second,
+		Concurrency: concurrency})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	start := time.Now()
+	for !outbox.row(other).delivered && time.Since(start) < 10*time.Second {
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !outbox.row(other).delivered || took > time.Second {
+		t.Errorf("the other affiliate's notification delivered %v after %v, want within a second",
+			outbox.row(other).delivered, took.Round(time.Millisecond))
+	}
+	if got, want := most.Load(), int64(concurrency/4); got > want {
+		t.Errorf("%d calls to the hanging receiver at once, want at most %d", got, want)
 	}
 }

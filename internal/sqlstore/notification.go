@@ -26,23 +26,42 @@ const (
 	notificationGivenUp   = 2
 )
 
-// ClaimNotifications takes up to n due notifications for lease, in one
-// guarded UPDATE. On PostgreSQL the rows another replica is claiming at
-// the same moment are skipped rather than waited for.
-func (s *NotificationService) ClaimNotifications(ctx context.Context, now time.Time, n int,
-	lease time.Duration) ([]afftrack.Notification, error) {
-	// The rows are picked in a CTE, evaluated once: PostgreSQL would run
+// ClaimNotifications takes the due notifications c allows for its lease,
+// in one guarded UPDATE. On PostgreSQL the rows another replica is
+// claiming at the same moment are skipped rather than waited for.
+func (s *NotificationService) ClaimNotifications(ctx context.Context, c afftrack.NotificationClaim) ([]afftrack.Notification, error) {
+	if c.Max <= 0 {
+		return nil, nil
+	}
+	perAffiliate := c.PerAffiliate
+	if perAffiliate <= 0 {
+		perAffiliate = c.Max
+	}
+	args := []any{toMillis(c.Now.Add(c.Lease)), notificationPending, toMillis(c.Now), c.Max * claimCandidates,
+		perAffiliate, c.Max}
+	skip := ""
+	if len(c.Skip) > 0 {
+		skip = " AND affiliate_id NOT IN " + placeholdersFrom(len(args)+1, len(c.Skip))
+		args = append(args, idList(c.Skip)...)
+	}
+	// The rows are picked in CTEs, evaluated once: PostgreSQL would run
 	// an IN (subquery ... SKIP LOCKED) again for every row it updates,
 	// skipping the rows it had just claimed, and so claim every due row.
-	rows, err := s.db.sql.QueryContext(ctx, `WITH due AS (
-		SELECT id FROM notifications WHERE state = $2 AND next_attempt <= $3
-		ORDER BY next_attempt, id LIMIT $4`+s.db.dialect.skipLocked()+`)
+	// The candidates are locked first (SKIP LOCKED takes no window
+	// function), then at most perAffiliate of each affiliate kept.
+	rows, err := s.db.sql.QueryContext(ctx, `WITH candidate AS (
+		SELECT id, affiliate_id, next_attempt FROM notifications WHERE state = $2 AND next_attempt <= $3`+skip+`
+		ORDER BY next_attempt, id LIMIT $4`+s.db.dialect.skipLocked()+`),
+	ranked AS (
+		SELECT id, next_attempt, ROW_NUMBER() OVER (PARTITION BY affiliate_id ORDER BY next_attempt, id) AS nth
+		FROM candidate),
+	due AS (
+		SELECT id FROM ranked WHERE nth <= $5 ORDER BY next_attempt, id LIMIT $6)
 	UPDATE notifications SET next_attempt = $1
 	FROM due
 	WHERE notifications.id = due.id
 	RETURNING notifications.id, notifications.affiliate_id, notifications.transaction_id, notifications.url,
-		notifications.created, notifications.attempts`,
-		toMillis(now.Add(lease)), notificationPending, toMillis(now), n)
+		notifications.created, notifications.attempts`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("claim notifications: %w", err)
 	}
@@ -59,6 +78,11 @@ func (s *NotificationService) ClaimNotifications(ctx context.Context, now time.T
 	}
 	return out, rows.Err()
 }
+
+// claimCandidates is how many due notifications a claim looks at for
+// each it may take, so that one affiliate's long backlog, of which it
+// takes only a few, leaves room for the others'.
+const claimCandidates = 8
 
 // NotificationDelivered records a 2xx answer.
 func (s *NotificationService) NotificationDelivered(ctx context.Context, id int64, at time.Time) error {

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -130,13 +131,14 @@ func TestNotificationOutbox(t *testing.T) {
 		}
 		claim := func(t *testing.T, at time.Time, max int) []afftrack.Notification {
 			t.Helper()
-			got, err := out.ClaimNotifications(ctx, at, max, lease)
+			got, err := out.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: at, Max: max, Lease: lease})
 			if err != nil {
 				t.Fatalf("ClaimNotifications: %v", err)
 			}
 			if got == nil {
 				got = []afftrack.Notification{}
 			}
+			slices.SortFunc(got, func(a, b afftrack.Notification) int { return int(a.ID - b.ID) })
 			return got
 		}
 		counts := func(t *testing.T) [3]int64 {
@@ -260,6 +262,63 @@ func TestNotificationOutbox(t *testing.T) {
 			}
 			if got := claim(t, now.Add(101*24*time.Hour), 10); len(got) != 1 || got[0].ID != want[2].ID {
 				t.Errorf("claimed %+v, want the pending notification %d", got, want[2].ID)
+			}
+		})
+	})
+}
+
+// TestNotificationClaimsShareOutAffiliates: a claim takes at most
+// PerAffiliate of one affiliate's due notifications, the longest due
+// first, and none of the affiliates it is told to skip, so one affiliate's
+// backlog leaves room for the others'.
+func TestNotificationClaimsShareOutAffiliates(t *testing.T) {
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		now := dt(t, "2024-06-01T12:00:00")
+		// Affiliate 1: 30 due, the longest due first; affiliates 2 and 3:
+		// two each, due after all of affiliate 1's.
+		var id int64
+		add := func(affiliate int64, due time.Time) {
+			id++
+			if _, err := db.SQL().Exec(`INSERT INTO notifications (id, affiliate_id, transaction_id, url, created, state,
+				next_attempt, attempts, last_error) VALUES ($1, $2, $3, 'https://hooks.example/', $4, 0, $4, 0, '')`,
+				id, affiliate, 1000+id, due.UnixMilli()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 30 {
+			add(1, now.Add(time.Duration(i-60)*time.Second))
+		}
+		for _, a := range []int64{2, 2, 3, 3} {
+			add(a, now.Add(-time.Second))
+		}
+		out := sqlstore.NewNotificationService(db)
+		claim := func(t *testing.T, c afftrack.NotificationClaim) map[int64][]int64 {
+			t.Helper()
+			c.Now, c.Lease = now, time.Minute
+			got, err := out.ClaimNotifications(ctx, c)
+			if err != nil {
+				t.Fatalf("ClaimNotifications: %v", err)
+			}
+			byAffiliate := map[int64][]int64{}
+			for _, n := range got {
+				byAffiliate[n.AffiliateID] = append(byAffiliate[n.AffiliateID], n.ID)
+			}
+			for _, ids := range byAffiliate {
+				slices.Sort(ids)
+			}
+			return byAffiliate
+		}
+		t.Run("a skipped affiliate's are left, and the others' taken", func(t *testing.T) {
+			want := map[int64][]int64{2: {31, 32}}
+			if diff := cmp.Diff(want, claim(t, afftrack.NotificationClaim{Max: 2, Skip: []int64{1, 3}})); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("at most PerAffiliate of each, the longest due first", func(t *testing.T) {
+			want := map[int64][]int64{1: {1, 2}, 3: {33, 34}}
+			if diff := cmp.Diff(want, claim(t, afftrack.NotificationClaim{Max: 8, PerAffiliate: 2})); diff != "" {
+				t.Errorf("claimed (-want +got):\n%s", diff)
 			}
 		})
 	})
