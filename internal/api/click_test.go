@@ -374,9 +374,6 @@ func TestClickNotFound(t *testing.T) {
 		if cc := r.Header.Get("Cache-Control"); r.StatusCode != http.StatusBadRequest || cc != "no-store" {
 			t.Errorf("GET with a body: %d with Cache-Control %q, want 400 and no-store", r.StatusCode, cc)
 		}
-		if r := e.do(http.MethodGet, "/tx/1", nil); r.Header.Get("Cache-Control") != "" {
-			t.Errorf("GET /tx/1, beside the tracking path: Cache-Control %q, want none", r.Header.Get("Cache-Control"))
-		}
 	})
 }
 

@@ -68,22 +68,14 @@ func (s *Server) withState(next http.Handler) http.Handler {
 		h.Set(headerRequestID, st.id)
 		h.Set(headerContentTypeOptions, "nosniff")
 		h.Set(headerVary, "Accept, Content-Type")
-		if s.underTrackingPath(st.path) {
-			// Every answer there, a 404 or a 405 too (tracking.md section
-			// 2), so no cache keeps a click's redirect, cookie or click id
-			// for the next customer.
-			h.Set("Cache-Control", "no-store")
-		}
+		// No cache keeps an answer: an account's data asked for with the
+		// key in X-Api-Key has the same URL as another account's, and on
+		// the tracking routes (tracking.md section 2, a 404 or a 405 too)
+		// a click's redirect, cookie or click id would reach the next
+		// customer. The OpenAPI document sets its own.
+		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
 	})
-}
-
-// underTrackingPath reports whether path is the tracking routes' path or
-// below it, in any case, as the routes match.
-func (s *Server) underTrackingPath(path string) bool {
-	tp := s.trackingPath
-	return len(path) >= len(tp) && strings.EqualFold(path[:len(tp)], tp) &&
-		(len(path) == len(tp) || path[len(tp)] == '/')
 }
 
 // statusClientGone is the status reported (in the log and the metrics,

@@ -199,6 +199,7 @@ func TestCommonHeaders(t *testing.T) {
 		{"a request id with other characters is replaced", "/healthz", "abc def", false},
 		{"a request id with a control character is replaced", "/healthz", "abc\x01", false},
 		{"a missing request id is generated", "/healthz", "", false},
+		{"a 401 carries them too", "/V1/Affiliate/Transactions/1", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,7 +219,8 @@ func TestCommonHeaders(t *testing.T) {
 			if !strings.Contains(h.logs.String(), "request_id="+id) {
 				t.Errorf("the log does not carry the request id %q:\n%s", id, h.logs.String())
 			}
-			for name, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Vary": "Accept, Content-Type"} {
+			for name, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Vary": "Accept, Content-Type",
+				"Cache-Control": "no-store"} {
 				if got := w.Header().Get(name); got != want {
 					t.Errorf("%s = %q, want %q", name, got, want)
 				}
