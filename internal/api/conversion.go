@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -181,11 +182,38 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 	s.logger.InfoContext(r.Context(), "pixel conversion", args...)
 }
 
+// pixelItemParams maps the pixel's item parameters to the item's fields.
+var pixelItemParams = map[string]string{"Sku": "Sku", "Quantity": "Quantity", "ItemSaleValue": "SaleValue",
+	"Category": "Category", "Name": "Name", "Brand": "Brand"}
+
+// pixelFields are the parameters the pixel reads: a conversion's fields
+// (its Items are the item parameters) and the item parameters.
+var pixelFields = func() []string {
+	fields := slices.Clone(conversionFields)
+	for p := range pixelItemParams {
+		fields = append(fields, p)
+	}
+	return fields
+}()
+
 // pixelInput reads a pixel's query: the conversion's fields by name, and
 // the items from Sku, Quantity, ItemSaleValue and Category repeated in
 // order (the n-th of each makes the n-th item).
 func pixelInput(q query) (*conversionInput, error) {
 	in := &conversionInput{values: map[string]string{}, isNum: map[string]bool{}}
+	// A field the pixel reads whose value is not correctly percent-encoded
+	// refuses the sale, as the API's 400 would: taken as absent, a
+	// CurrencyCode=USD%zz would book the sale in the network's currency.
+	for _, p := range q {
+		if !p.badEscape {
+			continue
+		}
+		for _, f := range pixelFields {
+			if asciiEqualFold(p.name, f) {
+				return nil, afftrack.Errorf(afftrack.EINVALID, "%s: %q is not correctly percent-encoded", f, p.value)
+			}
+		}
+	}
 	for _, f := range conversionFields {
 		if v := q.get(f); v != "" && f != "Items" {
 			in.values[f] = v
@@ -203,8 +231,7 @@ func pixelInput(q query) (*conversionInput, error) {
 			}
 		}
 	}
-	itemParams := map[string]string{"Sku": "Sku", "Quantity": "Quantity", "ItemSaleValue": "SaleValue",
-		"Category": "Category", "Name": "Name", "Brand": "Brand"}
+	itemParams := pixelItemParams
 	counts := map[string]int{}
 	for _, p := range q {
 		if p.badEscape {

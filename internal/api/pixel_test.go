@@ -103,6 +103,8 @@ func TestPixel(t *testing.T) {
 		{"a SaleValue given twice", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-9&SaleValue=5&salevalue=6", "px-bad-9", nil},
 		{"an OrderId given twice", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-10&OrderId=px-bad-11&SaleValue=5", "px-bad-10", nil},
 		{"garbage in the query", "/t/px/1?%zz=%zz&OrderId=" + url.QueryEscape("\x00") + "&SaleValue=1e400", "", nil},
+		{"a CurrencyCode not correctly percent-encoded", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-13&SaleValue=5&CurrencyCode=USD%zz", "px-bad-13", nil},
+		{"a Category not correctly percent-encoded", "/t/px/1?ClickId=" + id + "&OrderId=px-bad-14&Sku=A&ItemSaleValue=1&category=Shoes%zz", "px-bad-14", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			checkPixel(t, e.click(tt.path, tt.header...))
