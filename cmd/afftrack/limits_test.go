@@ -169,6 +169,40 @@ func TestAClientThatStopsReadingIsCut(t *testing.T) {
 	}
 }
 
+// TestASlowButSteadyReaderIsNotCut: the write timeout bounds a time
+// without progress, so a client taking a long list slowly but steadily
+// (the kernel's buffers full all along) keeps it coming for longer than
+// the timeout.
+func TestASlowButSteadyReaderIsNotCut(t *testing.T) {
+	// A bound of 8 s asks at least about 21 KB/s of a client (170 KB in
+	// 8 s); this one takes 48 KB/s. Left to the kernel, the buffers filled
+	// with a few MB and a blocked write waited for more than a MB of it.
+	s := serve(t, "--db", bigNetwork(t), "--write-timeout", "8s", "--rate-per-minute", "0", "--rate-per-day", "0")
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /V1/Merchant/Transactions?fromDate=2000-01-01&toDate=2100-01-01 HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n\r\n",
+		generate.MerchantKey(1))
+	buf := make([]byte, 4800)
+	got := 0
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); {
+		time.Sleep(100 * time.Millisecond) // about 48 KB a second
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := io.ReadFull(c, buf)
+		got += n
+		if err != nil {
+			t.Fatalf("cut after %d bytes: %v; log:\n%s", got, err, s.logs)
+		}
+	}
+	// What the kernel holds is still read after a cut: the server's log
+	// tells whether it gave up on the client.
+	if strings.Contains(s.logs.String(), "i/o timeout") {
+		t.Errorf("the server cut a client that read %d bytes steadily; log:\n%s", got, s.logs)
+	}
+}
+
 // TestStalledListsLeaveConnectionsForOtherRequests: lists whose clients
 // stopped reading hold their database connections until --write-timeout;
 // however many there are, a lookup of another kind still finds one.

@@ -312,7 +312,7 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 	if err != nil {
 		return nil, err
 	}
-	ln = capConns(ln, cfg.MaxConns)
+	ln = capConns(boundSendBuffers(ln), cfg.MaxConns)
 	servers := []listening{{http: newHTTPServer(nil, logger), ln: ln}}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
