@@ -256,6 +256,9 @@ func TestParseRejectsBadRecords(t *testing.T) {
 			`Merchants[0].AvatarUrl: "data:image/png;base64,AAAA" is not an absolute http or https URL`},
 		{"a URL with user information", `{"Merchants": [{"Id": 1, "Name": "x", "AvatarUrl": "https://user:pw@example.com/a.png"}]}`,
 			`Merchants[0].AvatarUrl: "https://user:pw@example.com/a.png" is not an absolute http or https URL without user information`},
+		{"more items than a transaction may have", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [` +
+			strings.Repeat(`{"Sku": "a", "Quantity": 1},`, importfile.MaxItems) + `{"Sku": "a", "Quantity": 1}]}]}`,
+			"Transactions[0].Items: has 10001 items; at most 10000"},
 		{"an item quantity of zero", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": 0}]}]}`,
 			"Transactions[0].Items[0].Quantity: 0 is not positive"},
 		{"a negative item quantity", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": -2}]}]}`,

@@ -79,6 +79,10 @@ func parseTransaction(r *record) afftrack.TransactionRecord {
 // click.
 var uniqueIDFields = [4]string{"UniqueId", "UniqueId2", "UniqueId3", "UniqueId4"}
 
+// MaxItems bounds a transaction's items: far beyond any cart (a
+// conversion takes 500), and a transaction is held whole while it is read.
+const MaxItems = 10_000
+
 // parseItems reads Items: an array, absent or null meaning none.
 func parseItems(r *record) []afftrack.TransactionItem {
 	raw := r.raw("Items")
@@ -88,6 +92,10 @@ func parseItems(r *record) []afftrack.TransactionItem {
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
 		r.fail("Items", "must be an array")
+		return nil
+	}
+	if len(list) > MaxItems {
+		r.fail("Items", "has %d items; at most %d", len(list), MaxItems)
 		return nil
 	}
 	items := make([]afftrack.TransactionItem, 0, len(list))

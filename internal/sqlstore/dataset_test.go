@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -342,6 +343,28 @@ func TestImportManyTransactions(t *testing.T) {
 		mustImport(t, db, d)
 		if n := storedItems(t, db); n != 248 {
 			t.Errorf("%d items after re-import, want one each", n)
+		}
+	})
+}
+
+// TestImportATransactionOfManyItems: one transaction may have more items
+// than a statement takes parameters on any backend (SQLite's 32,766,
+// PostgreSQL's 65,535); they are written in several.
+func TestImportATransactionOfManyItems(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		d := fixture(t)
+		tr := transactionIn(t, d, 101)
+		tr.Items = nil
+		for j := range 10_000 {
+			tr.Items = append(tr.Items, afftrack.TransactionItem{Sku: fmt.Sprintf("s%d", j), Quantity: 1})
+		}
+		d.Transactions = []afftrack.TransactionRecord{{Transaction: tr}}
+		mustImport(t, db, d)
+		if n := storedItems(t, db); n != 10_000 {
+			t.Errorf("%d items, want 10000", n)
+		}
+		if n := countRows(t, db, "transaction_items"); n != 10_000 {
+			t.Errorf("%d item rows, want 10000", n)
 		}
 	})
 }

@@ -518,7 +518,6 @@ func (b *transactionBatch) flush() error {
 		return nil
 	}
 	d := b.im.dialect
-	items := len(b.itemArgs) / itemColumns
 	upsert := b.text(0, rows, func() string {
 		return `INSERT INTO transactions (` + transactionColumnList + `) VALUES ` +
 			d.placeholders(rows, transactionColumns) + upsertTransactionsConflict
@@ -538,13 +537,17 @@ func (b *transactionBatch) flush() error {
 			return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
 		}
 	}
-	if items > 0 {
-		insert := b.text(2, items, func() string {
-			return `INSERT INTO transaction_items (` + itemColumnList + `) VALUES ` + d.placeholders(items, itemColumns)
+	// One transaction may have more items than a statement takes
+	// parameters: they go in statements of at most maxItems.
+	for args := b.itemArgs; len(args) > 0; {
+		n := min(len(args)/itemColumns, b.maxItems)
+		insert := b.text(2, n, func() string {
+			return `INSERT INTO transaction_items (` + itemColumnList + `) VALUES ` + d.placeholders(n, itemColumns)
 		})
-		if err := b.im.exec(insert, b.itemArgs...); err != nil {
+		if err := b.im.exec(insert, args[:n*itemColumns]...); err != nil {
 			return fmt.Errorf("import Transactions[%d..%d]: items: %w", b.first, b.last, err)
 		}
+		args = args[n*itemColumns:]
 	}
 	clear(b.ids)
 	clear(b.txArgs)
