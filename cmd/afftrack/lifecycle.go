@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/importfile"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 )
 
@@ -277,7 +278,7 @@ POST /V1/Merchant/Validations, and its result printed.`)
 // line each begins on (blank lines and quoted line breaks counted), for
 // the report.
 func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(importfile.BoundLines(r))
 	header, err := cr.Read()
 	if err != nil {
 		return nil, nil, fmt.Errorf("line 1: a header OrderId,Action,Reason,SaleValue is needed")
@@ -368,6 +369,10 @@ func csvProblemAt(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
+	}
+	var e *afftrack.Error
+	if errors.As(err, &e) {
+		return e.Message
 	}
 	return err.Error()
 }

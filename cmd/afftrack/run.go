@@ -8,7 +8,10 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 )
@@ -221,9 +224,37 @@ func (e *cliEnv) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 func errorText(err error) string {
 	var e *afftrack.Error
 	if errors.As(err, &e) {
-		return e.Message
+		return oneLine(e.Message)
 	}
-	return err.Error()
+	return oneLine(err.Error())
+}
+
+// maxErrorText bounds the error line the command prints.
+const maxErrorText = 1000
+
+// oneLine makes msg one line of text a terminal shows as it is: an error
+// may quote a file's field names and values, and a name holding a line
+// break or an escape sequence must not print a second line (a forged
+// summary) or drive the terminal. Control characters and bytes that are
+// not UTF-8 are written as Go escapes (\n, \x1b), and a long message is
+// cut, saying how much was left out.
+func oneLine(msg string) string {
+	var b strings.Builder
+	for i, r := range msg {
+		if b.Len() >= maxErrorText {
+			return b.String() + fmt.Sprintf("… (%d more bytes)", len(msg)-i)
+		}
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(msg[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, msg[i])
+		case unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // exitCode is 2 for a usage error, 0 for --help, 1 for anything else.

@@ -144,7 +144,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if b, _ := br.Peek(3); string(b) == "\uFEFF" {
 		_, _ = br.Discard(3)
 	}
-	return &Reader{opts: opts, dec: json.NewDecoder(br), cur: -1, dup: newDuplicates()}
+	return &Reader{opts: opts, dec: json.NewDecoder(&tokenBound{r: br}), cur: -1, dup: newDuplicates()}
 }
 
 // Close removes the Reader's temporary files.
@@ -424,6 +424,10 @@ func tokenProblem(err error, otherwise string) string {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "invalid JSON: the file ends too early"
 	case err != nil:
+		var e *afftrack.Error
+		if errors.As(err, &e) {
+			return e.Message
+		}
 		return err.Error()
 	}
 	return otherwise

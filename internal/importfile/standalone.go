@@ -42,7 +42,7 @@ const maxRates = 1_000_000
 // error, so a misspelt one is not ignored): one rate per row, checked as
 // the import file's CurrencyRates are. Errors name the line.
 func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(BoundLines(r))
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
@@ -117,6 +117,10 @@ func csvProblem(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
+	}
+	var e *afftrack.Error
+	if errors.As(err, &e) {
+		return e.Message
 	}
 	return err.Error()
 }

@@ -40,3 +40,30 @@ func TestParseSkipsAByteOrderMark(t *testing.T) {
 		t.Errorf("Parse of a file that begins with a BOM: %v", err)
 	}
 }
+
+// TestHugeValuesAreRefusedAsTheyAreRead: a rates line or an import value
+// far beyond any field's bound is an error naming its place, found
+// before it is held whole.
+func TestHugeValuesAreRefusedAsTheyAreRead(t *testing.T) {
+	t.Run("a rates line longer than 4096 bytes", func(t *testing.T) {
+		csv := "Code,Date,Rate\nUSD,2024-01-01,1.5\nUSD,2024-01-02," + strings.Repeat("9", 5000) + "\n"
+		_, err := importfile.ParseRatesCSV(strings.NewReader(csv))
+		if got := afftrack.ErrorMessage(err); got != "line 3: longer than 4096 bytes" {
+			t.Errorf("error %q, want the line named", got)
+		}
+	})
+	for _, tt := range []struct{ name, value string }{
+		{"a string of 2 MB", `"` + strings.Repeat("a", 2<<20) + `"`},
+		{"a string of escapes of 2 MB", `"` + strings.Repeat(`\u00e9`, 400_000) + `"`},
+		{"a number of 2 MB", strings.Repeat("9", 2<<20)},
+	} {
+		t.Run("an import value: "+tt.name, func(t *testing.T) {
+			file := `{"Merchants": [{"Id": 1, "Name": ` + tt.value + `}]}`
+			_, err := importfile.Parse(strings.NewReader(file), time.UTC)
+			if got := afftrack.ErrorMessage(err); !strings.Contains(got, "is longer than 1048576 bytes") ||
+				!strings.Contains(got, "at byte 33") {
+				t.Errorf("error %q, want the value's place and the bound", got)
+			}
+		})
+	}
+}

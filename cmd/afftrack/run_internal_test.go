@@ -1,0 +1,30 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestErrorTextIsOneLineATerminalShowsAsItIs(t *testing.T) {
+	for _, tt := range []struct{ name, err, want string }{
+		{"plain text is unchanged", "merchant 999 not found", "merchant 999 not found"},
+		{"text beyond ASCII is unchanged", "Nom: « é » \uFFFD", "Nom: « é » \uFFFD"},
+		{"a line break cannot forge a second line", "Nmae\r\nimported 3 merchants", `Nmae\r\nimported 3 merchants`},
+		{"an escape sequence is shown, not run", "x\x1b[8my", `x\x1b[8my`},
+		{"a C1 control is shown", "x\u0085y", `x\u0085y`},
+		{"a byte that is not UTF-8 is shown", "x\xffy", `x\xffy`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := errorText(errors.New(tt.err)); got != tt.want {
+				t.Errorf("errorText(%q) = %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
+	t.Run("a long message is cut, saying how much was left", func(t *testing.T) {
+		got := errorText(errors.New("Rate " + strings.Repeat("9", 10_000_000)))
+		if len(got) > maxErrorText+40 || !strings.HasSuffix(got, "… (9999005 more bytes)") {
+			t.Errorf("errorText of 10 MB = %d bytes ending %q", len(got), got[len(got)-30:])
+		}
+	})
+}
