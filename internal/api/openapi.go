@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/afftrack/afftrack/openapi"
 )
@@ -21,7 +22,7 @@ func openAPIDocument() http.Handler {
 		h := w.Header()
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", "public, max-age=300")
-		if r.Header.Get("If-None-Match") == etag {
+		if noneMatch(r.Header.Values("If-None-Match"), etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -32,4 +33,19 @@ func openAPIDocument() http.Handler {
 			_, _ = w.Write(openapi.Document)
 		}
 	})
+}
+
+// noneMatch reports whether an If-None-Match header (its lines) names
+// etag or is "*": by weak comparison (RFC 9110 section 13.1.2), so
+// W/"x" matches "x", and a list matches if any of its tags does.
+func noneMatch(lines []string, etag string) bool {
+	for _, line := range lines {
+		for tag := range strings.SplitSeq(line, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -36,6 +36,12 @@ func TestOpenAPIDocumentIsServed(t *testing.T) {
 			answer{200, contentTypeJSON, "public, max-age=300", etag, ""}},
 		{"a client holding the document gets a 304", http.MethodGet, "/openapi.json", []string{"If-None-Match", etag},
 			answer{304, "", "public, max-age=300", etag, ""}},
+		{"a weak tag of the document is a 304", http.MethodGet, "/openapi.json", []string{"If-None-Match", "W/" + etag},
+			answer{304, "", "public, max-age=300", etag, ""}},
+		{"a list holding the document's tag is a 304", http.MethodGet, "/openapi.json", []string{"If-None-Match", `"0", ` + etag},
+			answer{304, "", "public, max-age=300", etag, ""}},
+		{"any tag (*) is a 304", http.MethodGet, "/openapi.json", []string{"If-None-Match", "*"},
+			answer{304, "", "public, max-age=300", etag, ""}},
 		{"a client holding another version gets the document", http.MethodGet, "/openapi.json", []string{"If-None-Match", `"0"`},
 			answer{200, contentTypeJSON, "public, max-age=300", etag, document}},
 	} {
