@@ -25,8 +25,9 @@ type Options struct {
 	// TTL is how long an answer is reused before it is asked again; a
 	// changed program or membership applies within it.
 	TTL time.Duration
-	// MaxEntries bounds the links held, unknown ones included, so a
-	// client asking for random ids cannot grow the cache without end.
+	// MaxEntries bounds the links held, and apart from them the unknown
+	// links remembered, so a client asking for random ids cannot grow the
+	// cache without end, nor push out the links that work.
 	MaxEntries int
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
@@ -40,8 +41,10 @@ type Cache struct {
 	next afftrack.TrackingService
 	opts Options
 
-	mu      sync.Mutex
-	entries map[afftrack.LinkKey]entry
+	mu sync.Mutex
+	// links holds the links found; missing the keys the store did not
+	// know, apart, so that anyone's scan of unknown ids evicts only those.
+	links, missing map[afftrack.LinkKey]entry
 }
 
 type entry struct {
@@ -61,7 +64,7 @@ func New(next afftrack.TrackingService, o Options) *Cache {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Cache{next: next, opts: o, entries: map[afftrack.LinkKey]entry{}}
+	return &Cache{next: next, opts: o, links: map[afftrack.LinkKey]entry{}, missing: map[afftrack.LinkKey]entry{}}
 }
 
 // FindLink answers from the cache while the answer is fresh, else asks the
@@ -72,7 +75,10 @@ func New(next afftrack.TrackingService, o Options) *Cache {
 func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Link, error) {
 	now := c.opts.Now()
 	c.mu.Lock()
-	e, held := c.entries[k]
+	e, held := c.links[k]
+	if !held {
+		e, held = c.missing[k]
+	}
 	c.mu.Unlock()
 	if held && now.Sub(e.at) < c.opts.TTL {
 		return e.link, e.err
@@ -88,15 +94,20 @@ func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Lin
 		return nil, err
 	}
 	c.mu.Lock()
-	if _, ok := c.entries[k]; !ok && len(c.entries) >= c.opts.MaxEntries {
+	into, other := c.links, c.missing
+	if err != nil {
+		into, other = c.missing, c.links
+	}
+	delete(other, k)
+	if _, ok := into[k]; !ok && len(into) >= c.opts.MaxEntries {
 		// Evict one entry; map iteration order is as good as random
 		// here, and never worse than a scan of every entry.
-		for old := range c.entries {
-			delete(c.entries, old)
+		for old := range into {
+			delete(into, old)
 			break
 		}
 	}
-	c.entries[k] = entry{link: link, err: err, at: now}
+	into[k] = entry{link: link, err: err, at: now}
 	c.mu.Unlock()
 	return link, err
 }
@@ -104,9 +115,10 @@ func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Lin
 // IPHashKey asks the store: it is read once when the server starts.
 func (c *Cache) IPHashKey(ctx context.Context) ([]byte, error) { return c.next.IPHashKey(ctx) }
 
-// Len returns the number of links held, for tests and metrics.
+// Len returns the number of links held, unknown ones included, for tests
+// and metrics.
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
+	return len(c.links) + len(c.missing)
 }

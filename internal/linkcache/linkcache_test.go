@@ -101,13 +101,56 @@ func TestCache(t *testing.T) {
 			t.Errorf("err = %v, want the store's failure", err)
 		}
 	})
-	t.Run("the cache holds at most MaxEntries links", func(t *testing.T) {
+	t.Run("the cache holds at most MaxEntries unknown links", func(t *testing.T) {
 		_, c, _, _ := setup()
 		for id := int64(1); id <= 50; id++ {
 			c.FindLink(ctx, afftrack.LinkKey{AffiliateID: id, Kind: afftrack.LinkBanner, TargetID: id})
 		}
 		if n := c.Len(); n != 3 {
 			t.Errorf("the cache holds %d links, want 3", n)
+		}
+	})
+	t.Run("the cache holds at most MaxEntries known links", func(t *testing.T) {
+		s, c, _, _ := setup()
+		for id := int64(1); id <= 50; id++ {
+			k := afftrack.LinkKey{AffiliateID: id, Kind: afftrack.LinkTextLink, TargetID: 2}
+			s.links[k] = &afftrack.Link{MerchantID: 2, TargetURL: "https://shop.example/"}
+			c.FindLink(ctx, k)
+		}
+		if n := c.Len(); n != 3 {
+			t.Errorf("the cache holds %d links, want 3", n)
+		}
+	})
+	t.Run("a flood of unknown links leaves the known ones for an outage", func(t *testing.T) {
+		s, c, now, _ := setup()
+		if _, err := c.FindLink(ctx, known); err != nil {
+			t.Fatal(err)
+		}
+		for id := int64(100); id < 1100; id++ {
+			c.FindLink(ctx, afftrack.LinkKey{AffiliateID: id, Kind: afftrack.LinkBanner, TargetID: id})
+		}
+		s.down = true
+		*now = now.Add(time.Hour)
+		if l, err := c.FindLink(ctx, known); err != nil || l.MerchantID != 2 {
+			t.Errorf("the known link during the outage: %v, %v; want it served", l, err)
+		}
+	})
+	t.Run("a link that went away is unknown, and one that came is known", func(t *testing.T) {
+		s, c, now, _ := setup()
+		c.FindLink(ctx, known)
+		delete(s.links, known)
+		*now = now.Add(time.Hour)
+		if _, err := c.FindLink(ctx, known); afftrack.ErrorCode(err) != afftrack.ENOTFOUND {
+			t.Errorf("a removed link: %v, want ENOTFOUND", err)
+		}
+		s.links[unknown] = &afftrack.Link{MerchantID: 3}
+		c.FindLink(ctx, unknown)
+		*now = now.Add(time.Hour)
+		if l, err := c.FindLink(ctx, unknown); err != nil || l.MerchantID != 3 {
+			t.Errorf("a link made later: %v, %v", l, err)
+		}
+		if n := c.Len(); n != 2 {
+			t.Errorf("the cache holds %d entries, want 2 (one of each)", n)
 		}
 	})
 }
