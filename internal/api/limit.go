@@ -210,12 +210,20 @@ func (b *failureBudget) tracked() int {
 // customer's address as a click takes it, so with TrustProxy the first
 // X-Forwarded-For entry, else the peer's. Without TrustProxy a proxy's
 // clients share its address; run the limit behind one only with a budget
-// to match (docs/deploy.md).
+// to match (docs/deploy.md). An IPv6 address counts by its /64, the
+// block one subscriber is given, so a client cannot take a fresh budget
+// from each of its 2^64 addresses.
 func (s *Server) clientAddress(r *http.Request) string {
-	if ip, ok := s.customerIP(r); ok {
-		return ip.String()
+	ip, ok := s.customerIP(r)
+	switch {
+	case !ok:
+		return r.RemoteAddr
+	case ip.Is6():
+		if p, err := ip.Prefix(64); err == nil {
+			return p.String()
+		}
 	}
-	return r.RemoteAddr
+	return ip.String()
 }
 
 // refuseGuesser answers 429 for an address whose failures are spent.

@@ -79,6 +79,20 @@ func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 	})
 }
 
+func TestAuthenticationFailuresCountAnIPv6AddressByItsSlash64(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	do := func(addr, key string) *httptest.ResponseRecorder { return lookupFrom(h, addr, "", key) }
+	for i := range 3 {
+		mustStatus(t, do(fmt.Sprintf("[2001:db8:1:2::%x]", i+1), fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
+	}
+	t.Run("another address of the same /64 is refused", func(t *testing.T) {
+		mustStatus(t, do("[2001:db8:1:2:ffff::9]", merchantKey), http.StatusTooManyRequests)
+	})
+	t.Run("an address of another /64 is not", func(t *testing.T) {
+		mustStatus(t, do("[2001:db8:1:3::1]", merchantKey), http.StatusOK)
+	})
+}
+
 func TestAuthenticationFailuresBehindATrustedProxy(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3; c.TrustProxy = true })
 	// Every request comes from the proxy, 10.0.0.1.
