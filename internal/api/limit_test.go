@@ -123,18 +123,20 @@ func TestFailureBudgetIsBounded(t *testing.T) {
 	}
 }
 
-func TestListStreamsAreBounded(t *testing.T) {
-	h := newHarnessConfig(t, nil, func(c *Config) { c.MaxListStreams = 1 })
+// startBlockedList starts a list of merchantKey's over a real connection
+// whose store read stops before its first row, holding its list slot, and
+// returns once it has; cancel ends it, and done is closed when it has.
+func startBlockedList(t *testing.T, h *harness) (cancel context.CancelFunc, done <-chan struct{}) {
+	t.Helper()
 	h.tx.blockAt, h.tx.blocked = 0, make(chan struct{})
 	srv := httptest.NewServer(h.srv.Handler())
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+listTarget, nil)
 	req.Header.Set("X-Api-Key", merchantKey)
-	done := make(chan struct{})
+	finished := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(finished)
 		if res, err := srv.Client().Do(req); err == nil {
 			res.Body.Close()
 		}
@@ -142,8 +144,16 @@ func TestListStreamsAreBounded(t *testing.T) {
 	select {
 	case <-h.tx.blocked:
 	case <-time.After(10 * time.Second):
+		cancel()
 		t.Fatal("the first list never started")
 	}
+	return cancel, finished
+}
+
+func TestListStreamsAreBounded(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.MaxListStreams = 1 })
+	cancel, done := startBlockedList(t, h)
+	defer cancel()
 	w := h.do("GET", listTarget, "X-Api-Key", otherMerchantKey)
 	mustStatus(t, w, http.StatusServiceUnavailable)
 	if got := w.Header().Get("Retry-After"); got != "1" {
@@ -168,25 +178,8 @@ func TestListStreamsAreBounded(t *testing.T) {
 // rather than refused.
 func TestAListWaitsBrieflyForASlot(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.MaxListStreams = 1 })
-	h.tx.blockAt, h.tx.blocked = 0, make(chan struct{})
-	srv := httptest.NewServer(h.srv.Handler())
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
+	cancel, done := startBlockedList(t, h)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+listTarget, nil)
-	req.Header.Set("X-Api-Key", merchantKey)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if res, err := srv.Client().Do(req); err == nil {
-			res.Body.Close()
-		}
-	}()
-	select {
-	case <-h.tx.blocked:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first list never started")
-	}
 	// The next list reads every row; the first gives its slot back a
 	// moment after the next has begun to wait.
 	h.tx.blocked = nil

@@ -87,42 +87,76 @@ func (s *LifecycleService) transition(ctx context.Context, q queryer, ids []int6
 // batch per database transaction, and approves those of prepaid programs
 // in the same one.
 func (s *LifecycleService) LockDue(ctx context.Context, now time.Time) (int, error) {
+	return s.inBatches(ctx, batchStep{
+		what: "lock due transactions",
+		query: `SELECT id FROM transactions WHERE status2 = $1 AND validation_date <= $2
+		ORDER BY validation_date, id LIMIT $3`,
+		args: []any{int64(afftrack.Status2Pending), toMillis(now), lifecycleBatch},
+		from: afftrack.Status2Pending, to: afftrack.Status2Locked, actor: afftrack.ActorLifecycle,
+		reason: "validation date reached", now: now,
+		then: func(ctx context.Context, tx *sql.Tx, locked []changed) error {
+			_, err := s.approvePrepaid(ctx, tx, locked, now)
+			return err
+		},
+	})
+}
+
+// batchStep is one kind of batch of the scheduled work: the ids its query
+// selects (at most lifecycleBatch), the change made to them, and what
+// else the same database transaction does with those changed.
+type batchStep struct {
+	what     string // for errors
+	query    string
+	args     []any
+	from, to afftrack.TransactionStatus2
+	actor    afftrack.Actor
+	reason   string
+	now      time.Time
+	then     func(ctx context.Context, tx *sql.Tx, done []changed) error // may be nil
+}
+
+// inBatches runs step a batch per database transaction until a batch
+// comes back short, and returns how many transactions it changed. A full
+// batch means there may be more, even if another replica took some.
+func (s *LifecycleService) inBatches(ctx context.Context, step batchStep) (int, error) {
 	total := 0
 	for {
-		n, more, err := s.lockBatch(ctx, now)
+		n, full, err := s.batch(ctx, step)
 		total += n
-		if err != nil || !more {
-			return total, err
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", step.what, err)
+		}
+		if !full {
+			return total, nil
 		}
 	}
 }
 
-// lockBatch locks one batch. more is true when the batch was full: there
-// may be more due, even if another replica took some of this one.
-func (s *LifecycleService) lockBatch(ctx context.Context, now time.Time) (n int, more bool, err error) {
+// batch runs one batch of step.
+func (s *LifecycleService) batch(ctx context.Context, step batchStep) (n int, full bool, err error) {
 	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
-		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+		return 0, false, err
 	}
 	defer release()
 	defer rollback(tx)
-	ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE status2 = $1 AND validation_date <= $2
-	ORDER BY validation_date, id LIMIT $3`, int64(afftrack.Status2Pending), toMillis(now), lifecycleBatch)
+	ids, err := selectIDs(ctx, tx, step.query, step.args...)
 	if err != nil {
-		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+		return 0, false, err
 	}
-	locked, err := s.transition(ctx, tx, ids, afftrack.Status2Pending, afftrack.Status2Locked, afftrack.ActorLifecycle,
-		"validation date reached", now)
+	done, err := s.transition(ctx, tx, ids, step.from, step.to, step.actor, step.reason, step.now)
 	if err != nil {
-		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+		return 0, false, err
 	}
-	if _, err := s.approvePrepaid(ctx, tx, locked, now); err != nil {
-		return 0, false, fmt.Errorf("lock due transactions: %w", err)
+	if step.then != nil {
+		if err := step.then(ctx, tx, done); err != nil {
+			return 0, false, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, false, fmt.Errorf("lock due transactions: commit: %w", err)
+		return 0, false, fmt.Errorf("commit: %w", err)
 	}
-	return len(locked), len(ids) == lifecycleBatch, nil
+	return len(done), len(ids) == lifecycleBatch, nil
 }
 
 // approvePrepaid approves at once the just-locked transactions of
@@ -163,43 +197,19 @@ func (s *LifecycleService) approvePrepaid(ctx context.Context, q queryer, locked
 // this takes the rest: Locked ones imported, or of a program made prepaid
 // after they were locked.
 func (s *LifecycleService) ReleasePrepaid(ctx context.Context, now time.Time) (int, error) {
-	total := 0
-	for {
-		n, full, err := s.releasePrepaidBatch(ctx, now)
-		total += n
-		if err != nil || !full {
-			return total, err
-		}
-	}
-}
-
-// releasePrepaidBatch approves one batch; full is true when the batch was
-// full, so there may be more.
-func (s *LifecycleService) releasePrepaidBatch(ctx context.Context, now time.Time) (n int, full bool, err error) {
-	tx, release, err := s.db.beginWrite(ctx)
-	if err != nil {
-		return 0, false, fmt.Errorf("release prepaid: %w", err)
-	}
-	defer release()
-	defer rollback(tx)
-	// status2 = 2 (Locked) is written out for the partial index of 0012,
-	// and CROSS JOIN makes SQLite take the programs first, probing that
-	// index once per prepaid program rather than reading every Locked
-	// transaction each pass (PostgreSQL plans it as any inner join).
-	ids, err := selectIDs(ctx, tx, `SELECT t.id FROM programs p CROSS JOIN transactions t
-	WHERE p.prepaid AND t.merchant_id = p.merchant_id AND t.status2 = 2 ORDER BY t.id LIMIT $1`, lifecycleBatch)
-	if err != nil {
-		return 0, false, fmt.Errorf("release prepaid: %w", err)
-	}
-	approved, err := s.transition(ctx, tx, ids, afftrack.Status2Locked, afftrack.Status2Approved, afftrack.ActorLifecycle,
-		"prepaid program", now)
-	if err != nil {
-		return 0, false, fmt.Errorf("release prepaid: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, false, fmt.Errorf("release prepaid: commit: %w", err)
-	}
-	return len(approved), len(ids) == lifecycleBatch, nil
+	return s.inBatches(ctx, batchStep{
+		what: "release prepaid",
+		// status2 = 2 (Locked) is written out for the partial index of
+		// 0012, and CROSS JOIN makes SQLite take the programs first,
+		// probing that index once per prepaid program rather than reading
+		// every Locked transaction each pass (PostgreSQL plans it as any
+		// inner join).
+		query: `SELECT t.id FROM programs p CROSS JOIN transactions t
+		WHERE p.prepaid AND t.merchant_id = p.merchant_id AND t.status2 = 2 ORDER BY t.id LIMIT $1`,
+		args: []any{lifecycleBatch},
+		from: afftrack.Status2Locked, to: afftrack.Status2Approved, actor: afftrack.ActorLifecycle,
+		reason: "prepaid program", now: now,
+	})
 }
 
 // Release approves the merchant's Locked transactions created before
@@ -216,33 +226,15 @@ func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until 
 	if until.Valid {
 		end = toMillis(until.Value)
 	}
-	total := 0
-	for {
-		tx, release, err := s.db.beginWrite(ctx)
-		if err != nil {
-			return total, fmt.Errorf("release: %w", err)
-		}
+	return s.inBatches(ctx, batchStep{
+		what: "release",
 		// status2 = 2 (Locked) is written out for the partial index of 0012.
-		ids, err := selectIDs(ctx, tx, `SELECT id FROM transactions WHERE merchant_id = $1 AND status2 = 2
-		AND date_created < $2 ORDER BY id LIMIT $3`, merchantID, end, lifecycleBatch)
-		if err == nil {
-			var done []changed
-			done, err = s.transition(ctx, tx, ids, afftrack.Status2Locked, afftrack.Status2Approved, actor,
-				"released: the network has the merchant's money", now)
-			total += len(done)
-		}
-		if err == nil {
-			err = tx.Commit()
-		}
-		rollback(tx)
-		release()
-		if err != nil {
-			return total, fmt.Errorf("release: %w", err)
-		}
-		if len(ids) < lifecycleBatch {
-			return total, nil
-		}
-	}
+		query: `SELECT id FROM transactions WHERE merchant_id = $1 AND status2 = 2
+		AND date_created < $2 ORDER BY id LIMIT $3`,
+		args: []any{merchantID, end, lifecycleBatch},
+		from: afftrack.Status2Locked, to: afftrack.Status2Approved, actor: actor,
+		reason: "released: the network has the merchant's money", now: now,
+	})
 }
 
 // Void voids a Pending, Locked or Approved transaction for the network.
