@@ -142,8 +142,8 @@ func validInvoicePrefix(prefix string) bool {
 
 // payoutsFile is where --csv writes. A regular file (new or not) is
 // written as a temporary file beside it, which takes its name once
-// complete, so a run that fails leaves whatever was there. A descriptor
-// the command was given (/dev/stdout, /dev/fd/3) is written where it
+// complete, so a run that fails leaves whatever was there. The command's
+// standard output or error (/dev/stdout, /dev/fd/2) is written where it
 // points, as the shell opened it, and anything else (a pipe, a terminal)
 // is written as it is.
 type payoutsFile struct {
@@ -166,7 +166,10 @@ func openPayoutsFile(name string, stdout, stderr io.Writer) (*payoutsFile, error
 	case 2:
 		return &payoutsFile{w: stderr, name: name}, nil
 	default:
-		return &payoutsFile{w: os.NewFile(uintptr(fd), name), name: name}, nil
+		// Which other descriptor the shell opened cannot be told from the
+		// ones the process opens itself (the runtime's, the database's),
+		// and writing into one of those would corrupt it.
+		return nil, fmt.Errorf("%s names descriptor %d; give a file's path, /dev/stdout or /dev/stderr", name, fd)
 	}
 	if fi, err := os.Stat(target); err == nil {
 		switch {

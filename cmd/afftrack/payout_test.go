@@ -142,7 +142,7 @@ func TestPayoutRunsAtOnceOnPostgres(t *testing.T) {
 func TestPayoutsCSVToTheCommandsOwnDescriptors(t *testing.T) {
 	for _, tc := range []struct{ name, csv string }{
 		{"standard output", "/dev/stdout"},
-		{"a descriptor by number", "/dev/fd/3"},
+		{"standard output by number", "/dev/fd/1"},
 	} {
 		t.Run("--csv "+tc.name+" appends to the log it is redirected to", func(t *testing.T) {
 			dsn := "sqlite:" + filepath.Join(t.TempDir(), "payouts.db")
@@ -164,7 +164,7 @@ func TestPayoutsCSVToTheCommandsOwnDescriptors(t *testing.T) {
 			}
 			cmd := exec.Command(binary, "payouts", "run", "--db", dsn, "--up-to", "2024-12-31", "--csv", tc.csv)
 			cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
-			cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = log, log, []*os.File{log}
+			cmd.Stdout, cmd.Stderr = log, log
 			err = cmd.Run()
 			log.Close()
 			got, _ := os.ReadFile(logPath)
@@ -206,5 +206,29 @@ func TestPayoutsRefuseAnInvoicePrefixNoClientCanShow(t *testing.T) {
 	if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--invoice-prefix", strings.Repeat("é", 32)); exitCodeOf(err) != 1 ||
 		!strings.Contains(out, "no database at") {
 		t.Errorf("32 characters: %v\n%s", err, out)
+	}
+}
+
+// TestPayoutsRefuseAnotherDescriptor: a descriptor other than standard
+// output or error may be one the process opened itself (the database), so
+// naming one stops the run before anything is paid.
+func TestPayoutsRefuseAnotherDescriptor(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "payouts.db")
+	importTracking(t, dsn)
+	approved := `{"Transactions": [{"Id": 900, "MerchantId": 30, "AffiliateId": 40, "DateCreated": "2024-03-05",
+		"TrafficType": "Search", "CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Server",
+		"Status2": "Approved", "SaleValue": 10, "Commission": 1.25}]}`
+	if out, err := afftrack(t, strings.NewReader(approved), "import", "--db", dsn, "-"); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, name := range []string{"/dev/fd/3", "/dev/fd/5", "/proc/self/fd/7", "/dev/stdin"} {
+		out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--up-to", "2024-12-31", "--csv", name)
+		if err == nil || !strings.Contains(out, "names descriptor") || strings.Contains(out, "AT-40") {
+			t.Errorf("--csv %s: %v\n%s", name, err, out)
+		}
+	}
+	if out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--up-to", "2024-12-31"); err != nil ||
+		!strings.Contains(out, "paid 1 affiliates 1.2500 in all") {
+		t.Errorf("the run after the refusals: %v\n%s", err, out)
 	}
 }
