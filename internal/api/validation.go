@@ -44,6 +44,9 @@ func (s *Server) handleValidations(w http.ResponseWriter, r *http.Request, accou
 	if err != nil {
 		return err
 	}
+	if err := r.Context().Err(); err != nil {
+		s.abortClientGone(r, err) // applied, but no one is there to be told
+	}
 	st := stateOf(r)
 	buf := getBody()
 	b := st.neg.open(*buf)

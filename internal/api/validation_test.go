@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -223,13 +224,14 @@ func TestValidationsAreAppliedWhenTheClientGoesAway(t *testing.T) {
 	ids := []int64{e.sale("G-1", "100"), e.sale("G-2", "100"), e.sale("G-3", "100")}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var logs strings.Builder
 	srv := api.NewServer(api.Config{PublicURL: "http://afftrack.test", Currency: "AUD", Location: time.UTC},
 		api.Services{
 			Accounts:    sqlstore.NewAccountService(e.db),
 			RateLimiter: ratelimit.NewMemory(),
 			Lifecycle: cancellingLifecycle{LifecycleService: sqlstore.NewLifecycleService(e.db, "AUD", time.Now),
 				cancel: cancel},
-		}, nil, time.Now)
+		}, slog.New(slog.NewTextHandler(&logs, nil)), time.Now)
 	body := `[{"OrderId": "G-1", "Action": "Approve"}, {"OrderId": "G-2", "Action": "Approve"},
 		{"OrderId": "G-3", "Action": "Approve"}]`
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/V1/Merchant/Validations", strings.NewReader(body))
@@ -249,6 +251,9 @@ func TestValidationsAreAppliedWhenTheClientGoesAway(t *testing.T) {
 		if got := e.stored(id).Status2; got != int64(afftrack.Status2Locked) {
 			t.Errorf("transaction %d is %s, want Locked: every row is applied", id, afftrack.TransactionStatus2(got))
 		}
+	}
+	if log := logs.String(); !strings.Contains(log, "client went away") || !strings.Contains(log, "status=499") {
+		t.Errorf("the request is not logged as its client gone:\n%s", log)
 	}
 }
 
