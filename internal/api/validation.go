@@ -101,12 +101,20 @@ func parseValidation(raw []byte) afftrack.Validation {
 // are well formed and named once (in any case), for a row refused for
 // another field.
 func identifyValidation(raw []byte) (afftrack.Null[int64], afftrack.Null[string]) {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
+	// Read key by key rather than into a map, which would keep only the
+	// last of two keys spelt alike.
+	var ids, orders []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return afftrack.Null[int64]{}, afftrack.Null[string]{}
 	}
-	var ids, orders []json.RawMessage
-	for name, value := range fields {
+	for dec.More() {
+		tok, err := dec.Token()
+		name, isName := tok.(string)
+		var value json.RawMessage
+		if err != nil || !isName || dec.Decode(&value) != nil {
+			return afftrack.Null[int64]{}, afftrack.Null[string]{}
+		}
 		switch {
 		case strings.EqualFold(name, "Id"):
 			ids = append(ids, value)

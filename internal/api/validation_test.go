@@ -377,6 +377,8 @@ func TestValidationsRowErrors(t *testing.T) {
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be a JSON number"}`, id)},
 		{"a SaleValue that is a string, the row named by OrderId", `{"OrderId": "R-1", "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": "12.5"}`,
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be a JSON number"}`, id)},
+		{"an Id given twice alike is not read on its own", fmt.Sprintf(`{"Id": 999, "Id": %d, "Action": "Approve"}`, id),
+			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Id: is given twice"}`},
 		{"an Id given twice in two cases is not read on its own", fmt.Sprintf(`{"Id": %d, "ID": %d, "Action": "Approve"}`, id, id),
 			`{"Id":null,"OrderId":null,"Status2":null,"Error":"Id: is given twice"}`},
 		{"a SaleValue of 0", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 0}`, id),
