@@ -73,7 +73,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Demo, "demo", false, "serve a demo data set and print its API keys: from memory, or loaded into --db when that is given")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", 30*time.Second, "cut a client that takes no part of a response for this long (0: never)")
-	fs.IntVar(&c.MaxListStreams, "max-list-streams", 64, "transaction lists streamed at once, server-wide, and at most --db-max-conns less a quarter (2 or more kept for other requests); one more waits a second, then 503 (0: the connections' share alone)")
+	fs.IntVar(&c.MaxListStreams, "max-list-streams", 64, "transaction lists streamed at once, server-wide, and at most --db-max-conns less a quarter (2 or more kept for other requests, 1 of a pool of 2); one more waits a second, then 503 (0: the connections' share alone)")
 	fs.IntVar(&c.MaxConns, "max-conns", 4096, "client connections open at once; more are closed as they arrive (0: no bound)")
 	fs.IntVar(&c.AuthFailures, "auth-failures-per-minute", 20, "failed authentications one client address may make in a minute before it is answered 429 (0: no bound)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long to let requests in flight finish on SIGINT/SIGTERM")
@@ -475,7 +475,7 @@ func derivePublicURL(addr net.Addr) string {
 // holds a database connection for as long as its client takes to read
 // it, so whatever the operator allows (requested, 0 for no bound of its
 // own), lists hold at most the pool of dbConns (0 for the default) less a
-// quarter, and at least two are left: lists whose clients stopped reading
+// quarter, and at least two are left (one of a pool of two): lists whose clients stopped reading
 // (each held up to --write-timeout) leave connections for every other
 // request.
 func listStreams(requested, dbConns int) int {
