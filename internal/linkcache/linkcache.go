@@ -42,9 +42,12 @@ type Cache struct {
 	opts Options
 
 	mu sync.Mutex
-	// links holds the links found; missing the keys the store did not
-	// know, apart, so that anyone's scan of unknown ids evicts only those.
-	links, missing map[afftrack.LinkKey]entry
+	// links holds the links that credit their affiliate; others, apart,
+	// the keys the store did not know and the links that credit no one
+	// (an affiliate that has not joined): anyone can make those up by the
+	// hundred thousand from small sequential ids, and a scan of them must
+	// evict only its own kind, not the links a database outage needs.
+	links, others map[afftrack.LinkKey]entry
 }
 
 type entry struct {
@@ -64,7 +67,7 @@ func New(next afftrack.TrackingService, o Options) *Cache {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Cache{next: next, opts: o, links: map[afftrack.LinkKey]entry{}, missing: map[afftrack.LinkKey]entry{}}
+	return &Cache{next: next, opts: o, links: map[afftrack.LinkKey]entry{}, others: map[afftrack.LinkKey]entry{}}
 }
 
 // FindLink answers from the cache while the answer is fresh, else asks the
@@ -77,7 +80,7 @@ func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Lin
 	c.mu.Lock()
 	e, held := c.links[k]
 	if !held {
-		e, held = c.missing[k]
+		e, held = c.others[k]
 	}
 	c.mu.Unlock()
 	if held && now.Sub(e.at) < c.opts.TTL {
@@ -94,9 +97,9 @@ func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Lin
 		return nil, err
 	}
 	c.mu.Lock()
-	into, other := c.links, c.missing
-	if err != nil {
-		into, other = c.missing, c.links
+	into, other := c.links, c.others
+	if err != nil || !link.Eligible {
+		into, other = c.others, c.links
 	}
 	delete(other, k)
 	if _, ok := into[k]; !ok && len(into) >= c.opts.MaxEntries {
@@ -120,5 +123,5 @@ func (c *Cache) IPHashKey(ctx context.Context) ([]byte, error) { return c.next.I
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.links) + len(c.missing)
+	return len(c.links) + len(c.others)
 }

@@ -39,7 +39,7 @@ var (
 )
 
 func setup() (*store, *linkcache.Cache, *time.Time, *int) {
-	s := &store{links: map[afftrack.LinkKey]*afftrack.Link{known: {MerchantID: 2, TargetURL: "https://shop.example/"}}}
+	s := &store{links: map[afftrack.LinkKey]*afftrack.Link{known: {MerchantID: 2, TargetURL: "https://shop.example/", Eligible: true}}}
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	stale := 0
 	c := linkcache.New(s, linkcache.Options{TTL: time.Minute, MaxEntries: 3, Now: func() time.Time { return now },
@@ -114,7 +114,7 @@ func TestCache(t *testing.T) {
 		s, c, _, _ := setup()
 		for id := int64(1); id <= 50; id++ {
 			k := afftrack.LinkKey{AffiliateID: id, Kind: afftrack.LinkTextLink, TargetID: 2}
-			s.links[k] = &afftrack.Link{MerchantID: 2, TargetURL: "https://shop.example/"}
+			s.links[k] = &afftrack.Link{MerchantID: 2, TargetURL: "https://shop.example/", Eligible: true}
 			c.FindLink(ctx, k)
 		}
 		if n := c.Len(); n != 3 {
@@ -133,6 +133,22 @@ func TestCache(t *testing.T) {
 		*now = now.Add(time.Hour)
 		if l, err := c.FindLink(ctx, known); err != nil || l.MerchantID != 2 {
 			t.Errorf("the known link during the outage: %v, %v; want it served", l, err)
+		}
+	})
+	t.Run("a flood of links that credit no one leaves the crediting ones for an outage", func(t *testing.T) {
+		s, c, now, _ := setup()
+		if _, err := c.FindLink(ctx, known); err != nil {
+			t.Fatal(err)
+		}
+		for id := int64(100); id < 1100; id++ {
+			k := afftrack.LinkKey{AffiliateID: id, Kind: afftrack.LinkTextLink, TargetID: 2}
+			s.links[k] = &afftrack.Link{MerchantID: 2, TargetURL: "https://shop.example/"} // not joined
+			c.FindLink(ctx, k)
+		}
+		s.down = true
+		*now = now.Add(time.Hour)
+		if l, err := c.FindLink(ctx, known); err != nil || l.MerchantID != 2 {
+			t.Errorf("the crediting link during the outage: %v, %v; want it served", l, err)
 		}
 	})
 	t.Run("a link that went away is unknown, and one that came is known", func(t *testing.T) {
