@@ -278,7 +278,7 @@ POST /V1/Merchant/Validations, and its result printed.`)
 // line each begins on (blank lines and quoted line breaks counted), for
 // the report.
 func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
-	cr := csv.NewReader(importfile.BoundLines(r))
+	cr := csv.NewReader(importfile.BoundCSVRecords(r))
 	header, err := cr.Read()
 	if err != nil {
 		return nil, nil, fmt.Errorf("line 1: a header OrderId,Action,Reason,SaleValue is needed")

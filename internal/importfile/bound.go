@@ -14,16 +14,25 @@ import (
 const maxToken = 1 << 20
 
 // tokenBound passes a JSON text through, failing at the first value
-// longer than maxToken. It follows strings and their escapes, and counts
-// any other run of bytes that is not structure or space (a number, a
-// literal) as a value.
+// longer than maxToken or record longer than maxRecord. It follows
+// strings and their escapes and the nesting of objects and arrays, and
+// counts any other run of bytes that is not structure or space (a
+// number, a literal) as a value.
 type tokenBound struct {
 	r        io.Reader
 	offset   int64 // of the next byte
 	inString bool
 	escaped  bool
-	length   int // of the value under way
+	length   int   // of the value under way
+	depth    int   // of nesting: 1 in the file's object, 2 in a collection, 3 in a record
+	record   int64 // bytes of the record under way
+	start    int64 // where it began
 }
+
+// maxRecord bounds one record of a collection (a merchant, a transaction
+// with its items), which the reader holds whole: 10,000 items of a few
+// hundred bytes each fit several times over.
+const maxRecord = 16 << 20
 
 func (t *tokenBound) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
@@ -41,11 +50,25 @@ func (t *tokenBound) Read(p []byte) (int, error) {
 			}
 		case c == '"':
 			t.inString, t.length = true, 1
-		case c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':' ||
-			c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == '{' || c == '[':
+			t.depth++
+			if t.depth == 3 {
+				t.record, t.start = 0, t.offset+int64(i)
+			}
+			t.length = 0
+		case c == '}' || c == ']':
+			t.depth--
+			t.length = 0
+		case c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			t.length = 0
 		default:
 			t.length++
+		}
+		if t.depth >= 3 {
+			if t.record++; t.record > maxRecord {
+				t.offset += int64(i)
+				return i, afftrack.Errorf(afftrack.EINVALID, "the record at byte %d is longer than %d bytes", t.start, maxRecord)
+			}
 		}
 		if t.length > maxToken {
 			at := t.offset + int64(i) - int64(t.length) + 1
@@ -57,31 +80,40 @@ func (t *tokenBound) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// maxLine bounds a line of a CSV file (rates, validations): a few short
-// fields.
-const maxLine = 4096
+// maxCSVRecord bounds a record of a CSV file (rates, validations): a few
+// short fields.
+const maxCSVRecord = 4096
 
-// lineBound passes a text through, failing at the first line longer than
-// maxLine, so a CSV reader, which holds a record whole, stays small.
-type lineBound struct {
-	r      io.Reader
-	line   int // the line under way, from 1
-	length int
+// csvBound passes a CSV text through, failing at the first record longer
+// than maxCSVRecord, so a CSV reader, which holds a record whole, stays
+// small. A record is a line, or several joined by a quoted field; a
+// quote opens or closes a quoted field ("" inside one does both).
+type csvBound struct {
+	r       io.Reader
+	line    int // the line under way, from 1
+	length  int // of the record under way
+	inQuote bool
 }
 
-// BoundLines returns r failing at the first line longer than 4,096 bytes,
-// with an error naming it.
-func BoundLines(r io.Reader) io.Reader { return &lineBound{r: r, line: 1} }
+// BoundCSVRecords returns r failing at the first CSV record longer than
+// 4,096 bytes, with an error naming its line.
+func BoundCSVRecords(r io.Reader) io.Reader { return &csvBound{r: r, line: 1} }
 
-func (l *lineBound) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
+func (b *csvBound) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
 	for i, c := range p[:n] {
-		if c == '\n' {
-			l.line, l.length = l.line+1, 0
-			continue
+		switch {
+		case c == '"':
+			b.inQuote = !b.inQuote
+		case c == '\n':
+			b.line++
+			if !b.inQuote {
+				b.length = 0
+				continue
+			}
 		}
-		if l.length++; l.length > maxLine {
-			return i, afftrack.Errorf(afftrack.EINVALID, "line %d: longer than %d bytes", l.line, maxLine)
+		if b.length++; b.length > maxCSVRecord {
+			return i, afftrack.Errorf(afftrack.EINVALID, "line %d: a record longer than %d bytes", b.line, maxCSVRecord)
 		}
 	}
 	return n, err

@@ -42,7 +42,7 @@ const maxRates = 1_000_000
 // error, so a misspelt one is not ignored): one rate per row, checked as
 // the import file's CurrencyRates are. Errors name the line.
 func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
-	cr := csv.NewReader(BoundLines(r))
+	cr := csv.NewReader(BoundCSVRecords(r))
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {

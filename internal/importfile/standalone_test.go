@@ -48,8 +48,22 @@ func TestHugeValuesAreRefusedAsTheyAreRead(t *testing.T) {
 	t.Run("a rates line longer than 4096 bytes", func(t *testing.T) {
 		csv := "Code,Date,Rate\nUSD,2024-01-01,1.5\nUSD,2024-01-02," + strings.Repeat("9", 5000) + "\n"
 		_, err := importfile.ParseRatesCSV(strings.NewReader(csv))
-		if got := afftrack.ErrorMessage(err); got != "line 3: longer than 4096 bytes" {
+		if got := afftrack.ErrorMessage(err); got != "line 3: a record longer than 4096 bytes" {
 			t.Errorf("error %q, want the line named", got)
+		}
+	})
+	t.Run("a rates record of many short lines in a quoted field", func(t *testing.T) {
+		csv := "Code,Date,Rate\nUSD,2024-01-01,\"" + strings.Repeat("9\n", 3000) + "\"\n"
+		_, err := importfile.ParseRatesCSV(strings.NewReader(csv))
+		if got := afftrack.ErrorMessage(err); !strings.Contains(got, "a record longer than 4096 bytes") {
+			t.Errorf("error %q, want the record refused", got)
+		}
+	})
+	t.Run("an import record of 17 MB of small values", func(t *testing.T) {
+		file := `{"Transactions": [{"Id": 1, "Items": [` + strings.Repeat("{},", 6_000_000) + `{}]}]}`
+		_, err := importfile.Parse(strings.NewReader(file), time.UTC)
+		if got := afftrack.ErrorMessage(err); !strings.Contains(got, "the record at byte 18 is longer than 16777216 bytes") {
+			t.Errorf("error %q, want the record's place and the bound", got)
 		}
 	})
 	for _, tt := range []struct{ name, value string }{
