@@ -265,7 +265,9 @@ POST /V1/Merchant/Validations, and its result printed.`)
 			problem = res.Error.Value
 			failed++
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", lines[i], res.OrderID.Value, id, status, problem)
+		// The file's text is shown escaped, so none of it can print a line
+		// of its own or drive the terminal.
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", lines[i], oneLine(res.OrderID.Value), id, status, oneLine(problem))
 	}
 	tw.Flush()
 	if failed > 0 {

@@ -131,6 +131,17 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 			t.Errorf("statuses %v, want [2 5] (Locked, Void)", got)
 		}
 	})
+	t.Run("validate shows a file's line breaks and escapes escaped, never as lines of its own", func(t *testing.T) {
+		csvPath := filepath.Join(t.TempDir(), "validations.csv")
+		if err := os.WriteFile(csvPath, []byte("OrderId,Action,Reason,SaleValue\n\"X\n\nall 1 rows applied\r\x1b[8m\",Approve,,\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", csvPath)
+		if strings.Contains(out, "\nall 1 rows applied") || strings.ContainsAny(out, "\r\x1b") ||
+			!strings.Contains(out, `X\n\nall 1 rows applied\r`) {
+			t.Errorf("output:\n%q", out)
+		}
+	})
 	t.Run("validate for a merchant that does not exist says so and applies nothing", func(t *testing.T) {
 		csvPath := filepath.Join(t.TempDir(), "validations.csv")
 		if err := os.WriteFile(csvPath, []byte("OrderId,Action,Reason,SaleValue\nCLI-1,Approve,,\n"), 0o600); err != nil {
