@@ -132,21 +132,33 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 		}
 	})
 	t.Run("validate shows a file's line breaks and escapes escaped, never as lines of its own", func(t *testing.T) {
-		csvPath := filepath.Join(t.TempDir(), "validations.csv")
-		if err := os.WriteFile(csvPath, []byte("OrderId,Action,Reason,SaleValue\n\"X\n\nall 1 rows applied\r\x1b[8m\",Approve,,\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		csvPath := writeFile(t, "validations.csv", "OrderId,Action,Reason,SaleValue\n\"X\n\nall 1 rows applied\r\x1b[8m\",Approve,,\n")
 		out, _ := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", csvPath)
 		if strings.Contains(out, "\nall 1 rows applied") || strings.ContainsAny(out, "\r\x1b") ||
 			!strings.Contains(out, `X\n\nall 1 rows applied\r`) {
 			t.Errorf("output:\n%q", out)
 		}
 	})
-	t.Run("validate for a merchant that does not exist says so and applies nothing", func(t *testing.T) {
-		csvPath := filepath.Join(t.TempDir(), "validations.csv")
-		if err := os.WriteFile(csvPath, []byte("OrderId,Action,Reason,SaleValue\nCLI-1,Approve,,\n"), 0o600); err != nil {
-			t.Fatal(err)
+	t.Run("validate reports each row at the line it is on, blank lines and quoted breaks counted", func(t *testing.T) {
+		csvPath := writeFile(t, "validations.csv",
+			"OrderId,Action,Reason,SaleValue\n\n\nNOPE-1,Approve,,\n\"NOPE\n2\",Approve,,\nNOPE-3,Approve,,\n")
+		out, _ := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", csvPath)
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[1], "NOPE") {
+				got = append(got, f[0])
+			}
 		}
+		if diff := cmp.Diff([]string{"4", "5", "7"}, got); diff != "" {
+			t.Errorf("lines (-want +got):\n%s\n%s", diff, out)
+		}
+		bad := writeFile(t, "bad.csv", "OrderId,Action\n\nA,Approve\n\"B,Approve\n")
+		if out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", bad); err == nil || !strings.Contains(out, "line 4:") {
+			t.Errorf("a quote left open on line 4: %v\n%s", err, out)
+		}
+	})
+	t.Run("validate for a merchant that does not exist says so and applies nothing", func(t *testing.T) {
+		csvPath := writeFile(t, "validations.csv", "OrderId,Action,Reason,SaleValue\nCLI-1,Approve,,\n")
 		out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "999", csvPath)
 		if code := exitCodeOf(err); code != 1 || !strings.Contains(out, "afftrack: merchant 999 not found") {
 			t.Errorf("exit code %d (%v), want 1 naming the merchant\n%s", code, err, out)
@@ -311,4 +323,14 @@ func TestLifecycleRunsAtOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeFile writes text to a new file of that name and returns its path.
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -145,14 +145,7 @@ func TestPayoutsCSVToTheCommandsOwnDescriptors(t *testing.T) {
 		{"standard output by number", "/dev/fd/1"},
 	} {
 		t.Run("--csv "+tc.name+" appends to the log it is redirected to", func(t *testing.T) {
-			dsn := "sqlite:" + filepath.Join(t.TempDir(), "payouts.db")
-			importTracking(t, dsn)
-			approved := `{"Transactions": [{"Id": 900, "MerchantId": 30, "AffiliateId": 40, "DateCreated": "2024-03-05",
-				"TrafficType": "Search", "CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Server",
-				"Status2": "Approved", "SaleValue": 10, "Commission": 1.25}]}`
-			if out, err := afftrack(t, strings.NewReader(approved), "import", "--db", dsn, "-"); err != nil {
-				t.Fatalf("import: %v\n%s", err, out)
-			}
+			dsn := oneCommissionDue(t)
 			logPath := filepath.Join(t.TempDir(), "cron.log")
 			if err := os.WriteFile(logPath, []byte("an earlier run\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -213,14 +206,7 @@ func TestPayoutsRefuseAnInvoicePrefixNoClientCanShow(t *testing.T) {
 // output or error may be one the process opened itself (the database), so
 // naming one stops the run before anything is paid.
 func TestPayoutsRefuseAnotherDescriptor(t *testing.T) {
-	dsn := "sqlite:" + filepath.Join(t.TempDir(), "payouts.db")
-	importTracking(t, dsn)
-	approved := `{"Transactions": [{"Id": 900, "MerchantId": 30, "AffiliateId": 40, "DateCreated": "2024-03-05",
-		"TrafficType": "Search", "CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Server",
-		"Status2": "Approved", "SaleValue": 10, "Commission": 1.25}]}`
-	if out, err := afftrack(t, strings.NewReader(approved), "import", "--db", dsn, "-"); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	dsn := oneCommissionDue(t)
 	for _, name := range []string{"/dev/fd/3", "/dev/fd/5", "/proc/self/fd/7", "/dev/stdin"} {
 		out, err := afftrack(t, nil, "payouts", "run", "--db", dsn, "--up-to", "2024-12-31", "--csv", name)
 		if err == nil || !strings.Contains(out, "names descriptor") || strings.Contains(out, "AT-40") {
@@ -231,4 +217,20 @@ func TestPayoutsRefuseAnotherDescriptor(t *testing.T) {
 		!strings.Contains(out, "paid 1 affiliates 1.2500 in all") {
 		t.Errorf("the run after the refusals: %v\n%s", err, out)
 	}
+}
+
+// oneCommissionDue returns the URL of a new SQLite database holding the
+// tracking network and one Approved commission of affiliate 40, 1.25,
+// due to any run up to 2024-12-31.
+func oneCommissionDue(t *testing.T) string {
+	t.Helper()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "payouts.db")
+	importTracking(t, dsn)
+	approved := `{"Transactions": [{"Id": 900, "MerchantId": 30, "AffiliateId": 40, "DateCreated": "2024-03-05",
+		"TrafficType": "Search", "CreativeType": "Text Link", "CustomerType": "New", "TrackingMethod": "Server",
+		"Status2": "Approved", "SaleValue": 10, "Commission": 1.25}]}`
+	if out, err := afftrack(t, strings.NewReader(approved), "import", "--db", dsn, "-"); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	return dsn
 }
