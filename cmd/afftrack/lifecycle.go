@@ -313,7 +313,7 @@ func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
 			return rows, lines, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s", csvProblemAt(err))
+			return nil, nil, errors.New(importfile.CSVProblem(err))
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rows) == afftrack.MaxValidations*100 {
@@ -362,19 +362,4 @@ func validationRow(orderID, action, reason, saleValue string) afftrack.Validatio
 		}
 	}
 	return v
-}
-
-// csvProblemAt says where a CSV file is wrong and what is wrong, without
-// repeating the line: the csv package's own line, which counts blank
-// lines and quoted line breaks.
-func csvProblemAt(err error) string {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)
-	}
-	var e *afftrack.Error
-	if errors.As(err, &e) {
-		return e.Message
-	}
-	return err.Error()
 }

@@ -475,9 +475,9 @@ func derivePublicURL(addr net.Addr) string {
 // holds a database connection for as long as its client takes to read
 // it, so whatever the operator allows (requested, 0 for no bound of its
 // own), lists hold at most the pool of dbConns (0 for the default) less a
-// quarter, and at least two are left (one of a pool of two): lists whose clients stopped reading
-// (each held up to --write-timeout) leave connections for every other
-// request.
+// quarter, and at least two are left (one of a pool of two): lists whose
+// clients stopped reading (each held up to --write-timeout) leave
+// connections for every other request.
 func listStreams(requested, dbConns int) int {
 	if dbConns <= 0 {
 		dbConns = sqlstore.DefaultMaxOpenConns()

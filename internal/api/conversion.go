@@ -231,13 +231,12 @@ func pixelInput(q query) (*conversionInput, error) {
 			}
 		}
 	}
-	itemParams := pixelItemParams
 	counts := map[string]int{}
 	for _, p := range q {
 		if p.badEscape {
 			continue // absent, as get has it
 		}
-		for param, field := range itemParams {
+		for param, field := range pixelItemParams {
 			if !asciiEqualFold(p.name, param) {
 				continue
 			}

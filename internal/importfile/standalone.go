@@ -76,7 +76,7 @@ func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
 			return rates, nil
 		}
 		if err != nil {
-			return nil, afftrack.Errorf(afftrack.EINVALID, "%s", csvProblem(err))
+			return nil, afftrack.Errorf(afftrack.EINVALID, "%s", CSVProblem(err))
 		}
 		// The file's line, which blank lines and quoted line breaks
 		// make differ from the record's number.
@@ -111,9 +111,10 @@ func isJSONNumber(s string) bool {
 	return s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && json.Valid([]byte(s))
 }
 
-// csvProblem says on which line and what is wrong with a CSV record,
-// without repeating it.
-func csvProblem(err error) string {
+// CSVProblem says on which line and what is wrong with a CSV record,
+// without repeating it: the csv package's line, which counts blank lines
+// and quoted line breaks, or the message of a bound the record passed.
+func CSVProblem(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Sprintf("line %d: %s", pe.Line, pe.Err)

@@ -31,15 +31,25 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
+// startRun runs d.Run until the returned stop is called; stop returns
+// what Run returned.
+func startRun(t *testing.T, d *Deliverer) (stop func() error) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	return func() error {
+		cancel()
+		return <-done
+	}
+}
+
 func TestDelivererLogsAStoreOutageOnceAMinute(t *testing.T) {
 	outbox := &fakeOutbox{claimErr: errors.New("database is down")}
 	clock := newFakeClock()
 	var logs syncBuffer
 	d, _ := newTestDeliverer(outbox, clock, Options{Interval: time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	stop := startRun(t, d)
 	claims := func() int {
 		outbox.mu.Lock()
 		defer outbox.mu.Unlock()
@@ -62,8 +72,7 @@ func TestDelivererLogsAStoreOutageOnceAMinute(t *testing.T) {
 	outbox.claimErr = nil
 	outbox.mu.Unlock()
 	waitClaims(claims() + 5)
-	cancel()
-	<-done
+	stop()
 	out := logs.String()
 	if n := strings.Count(out, `msg="notification delivery" `); n != 2 {
 		t.Errorf("%d failure lines for some 60 failed polls over a minute, want 2:\n%s", n, out)
@@ -81,9 +90,7 @@ func TestDelivererRunDeliversUntilCancelled(t *testing.T) {
 		outbox.add(recv.URL, now.Add(-time.Second))
 	}
 	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Batch: 10})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	stop := startRun(t, d)
 
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -103,8 +110,7 @@ func TestDelivererRunDeliversUntilCancelled(t *testing.T) {
 	if !outbox.row(26).delivered {
 		t.Errorf("a notification added while running was not delivered")
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("Run = %v; want nil once cancelled", err)
 	}
 }
@@ -133,9 +139,7 @@ func TestDelivererRunPrunesFinishedNotificationsPastKeep(t *testing.T) {
 		}
 	}
 	d := New(outbox, Options{Interval: 10 * time.Millisecond, Keep: time.Hour, Now: func() time.Time { return now }})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	stop := startRun(t, d)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		p, dl, g, _ := outbox.NotificationCounts(t.Context())
@@ -147,8 +151,7 @@ func TestDelivererRunPrunesFinishedNotificationsPastKeep(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	for id := int64(old + 1); id <= int64(old+3); id++ {
@@ -184,16 +187,13 @@ func TestOneAffiliatesHangingReceiverHoldsUpNoOtherAffiliate(t *testing.T) {
 	const concurrency = 8
 	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Timeout: 2 * time.Second,
 		Concurrency: concurrency})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	stop := startRun(t, d)
 	start := time.Now()
 	for !outbox.row(other).delivered && time.Since(start) < 10*time.Second {
 		time.Sleep(5 * time.Millisecond)
 	}
 	took := time.Since(start)
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if !outbox.row(other).delivered || took > time.Second {

@@ -260,6 +260,9 @@ func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int
 	switch {
 	case v.SaleValue.Valid && len(v.Items) > 0 && int64(v.SaleValue.Value) != sum*100:
 		return false, fmt.Sprintf("SaleValue %s is not the sum of the Items' SaleValue (%s).", v.SaleValue.Value, afftrack.ItemMoney(sum)), nil
+	case v.SaleValue.Valid && (v.SaleValue.Value <= 0 || v.SaleValue.Value > afftrack.MaxSaleValue):
+		return false, fmt.Sprintf("SaleValue %s must be greater than 0 and at most %d.", v.SaleValue.Value,
+			afftrack.MaxSaleValue/10_000), nil
 	case v.SaleValue.Valid:
 		c.SaleValue = v.SaleValue.Value
 	case sum <= 0 || sum > int64(afftrack.MaxSaleValue)/100:
@@ -267,9 +270,6 @@ func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int
 			afftrack.ItemMoney(sum), afftrack.MaxSaleValue/10_000), nil
 	default:
 		c.SaleValue = afftrack.Money(sum * 100)
-	}
-	if c.SaleValue <= 0 || c.SaleValue > afftrack.MaxSaleValue {
-		return false, fmt.Sprintf("SaleValue %s must be greater than 0 and at most %d.", c.SaleValue, afftrack.MaxSaleValue/10_000), nil
 	}
 	p, err := loadProgramTerms(ctx, tx, merchantID)
 	if err != nil {
