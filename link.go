@@ -3,6 +3,7 @@ package afftrack
 import (
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -302,12 +303,15 @@ func AppendClickParams(dest, template string, v ClickValues) string {
 		return dest
 	}
 	var params strings.Builder
+	var names []string
 	for _, pair := range strings.Split(template, "&") {
 		rawName, rawValue, hasValue := strings.Cut(pair, "=")
-		name := url.QueryEscape(v.expand(rawName))
+		decoded := v.expand(rawName)
+		name := url.QueryEscape(decoded)
 		if name == "" {
 			continue
 		}
+		names = append(names, decoded)
 		if params.Len() > 0 {
 			params.WriteByte('&')
 		}
@@ -328,12 +332,36 @@ func AppendClickParams(dest, template string, v ClickValues) string {
 	}
 	sep := "?"
 	if i := strings.IndexByte(base, '?'); i >= 0 {
+		base = base[:i+1] + withoutParams(base[i+1:], names)
 		sep = "&"
-		if i == len(base)-1 || strings.HasSuffix(base, "&") {
+		if len(base) == i+1 || strings.HasSuffix(base, "&") {
 			sep = ""
 		}
 	}
 	return base + sep + params.String() + fragment
+}
+
+// withoutParams returns query without the pairs whose decoded name is
+// one of names, the others byte for byte as they were. The pairs the
+// template appends replace any of the same name, so a deep link cannot
+// carry a click id of its own choosing ahead of the real one: a landing
+// page that reads the first value of a name gets the tracker's.
+func withoutParams(query string, names []string) string {
+	var kept []string
+	dropped := false
+	for _, pair := range strings.Split(query, "&") {
+		rawName, _, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(rawName)
+		if err == nil && slices.Contains(names, name) {
+			dropped = true
+			continue
+		}
+		kept = append(kept, pair)
+	}
+	if !dropped {
+		return query
+	}
+	return strings.Join(kept, "&")
 }
 
 // expand returns the decoded text of s with its shortcodes replaced by

@@ -2,6 +2,7 @@ package afftrack
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,6 +252,14 @@ func TestAppendClickParams(t *testing.T) {
 		{"a template of separators adds nothing", "https://example.com/p", "&&", banner,
 			"https://example.com/p"},
 		{"no destination stays no destination", "", DefaultClickAppend, banner, ""},
+		{"a deep link's own click id is replaced by the tracker's", "https://example.com/p?afftrack_click=forged&a=1",
+			DefaultClickAppend, textLink, "https://example.com/p?a=1&afftrack_click=c1"},
+		{"every pair of an appended name is replaced, encoded or not", "https://example.com/p?c=x&%63=y&cc=z&c",
+			"c=[ClickId]", textLink, "https://example.com/p?cc=z&c=c1"},
+		{"a query left empty by the replacement is filled", "https://example.com/p?afftrack_click=forged#f",
+			DefaultClickAppend, textLink, "https://example.com/p?afftrack_click=c1#f"},
+		{"names are replaced as they are spelled, case and all", "https://example.com/p?AffTrack_Click=x",
+			DefaultClickAppend, textLink, "https://example.com/p?AffTrack_Click=x&afftrack_click=c1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,8 +386,23 @@ func FuzzAppendClickParams(f *testing.F) {
 		if diff := cmp.Diff(split(d), split(g)); diff != "" {
 			t.Fatalf("AppendClickParams(%q, %q) = %q, which changed dest (-want +got):\n%s", dest, template, got, diff)
 		}
-		if !strings.HasPrefix(g.RawQuery, d.RawQuery) {
-			t.Fatalf("AppendClickParams(%q, %q) = %q, which lost the query %q", dest, template, got, d.RawQuery)
+		// A pair of dest's query is kept unless the template appends a
+		// pair of its name, which replaces it.
+		gotPairs := strings.Split(g.RawQuery, "&")
+		nameOf := func(pair string) string {
+			name, _, _ := strings.Cut(pair, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				return n
+			}
+			return "\x00unreadable"
+		}
+		for _, pair := range strings.Split(d.RawQuery, "&") {
+			if pair == "" || slices.Contains(gotPairs, pair) {
+				continue
+			}
+			if !slices.ContainsFunc(gotPairs, func(p string) bool { return nameOf(p) == nameOf(pair) }) {
+				t.Fatalf("AppendClickParams(%q, %q) = %q, which lost %q of the query", dest, template, got, pair)
+			}
 		}
 	})
 }
