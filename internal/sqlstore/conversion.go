@@ -106,9 +106,15 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion) 
 // q reads, ready to write, or says why nothing can be credited
 // (EUNPROCESSABLE).
 func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Conversion, now time.Time) (*conversionWrite, error) {
-	p, err := loadProgramTerms(ctx, q, c.MerchantID)
+	p, merchantStatus, err := loadProgramTerms(ctx, q, c.MerchantID)
 	if err != nil {
 		return nil, err
+	}
+	if p != nil && merchantStatus != afftrack.AccountActive {
+		// The pixel takes no key, so it reaches here for a merchant whose
+		// links no longer credit and whose key is refused.
+		return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
+			"Merchant %d is %s, so no conversion can be credited.", c.MerchantID, merchantStatus)
 	}
 	if p == nil || !p.Commission.Pays() {
 		return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,

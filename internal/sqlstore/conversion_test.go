@@ -68,9 +68,14 @@ func conversionLoaded(t *testing.T, db *sqlstore.DB) {
 	if err := sqlstore.NewClickService(db).WriteClicks(context.Background(), conversionClicks(t)); err != nil {
 		t.Fatal(err)
 	}
-	// An exclusive coupon of affiliate 4, who is Suspended.
-	mustImport(t, db, &afftrack.Dataset{Coupons: []afftrack.Coupon{{ID: 4, MerchantID: 1, Code: "DAN",
-		AffiliateID: afftrack.Some[int64](4)}}})
+	// An exclusive coupon of affiliate 4, who is Suspended, and affiliate
+	// 1's of merchants 4 (Suspended) and 5 (Closed), which the pixel,
+	// taking no key, may still name.
+	mustImport(t, db, &afftrack.Dataset{Coupons: []afftrack.Coupon{
+		{ID: 4, MerchantID: 1, Code: "DAN", AffiliateID: afftrack.Some[int64](4)},
+		{ID: 5, MerchantID: 4, Code: "FOUR", AffiliateID: afftrack.Some[int64](1)},
+		{ID: 6, MerchantID: 5, Code: "FIVE", AffiliateID: afftrack.Some[int64](1)},
+	}})
 }
 
 // storedCounts returns the rows of transactions and of conversions.
@@ -404,6 +409,8 @@ func TestRecordConversionUnprocessable(t *testing.T) {
 		{"a suspended affiliate's exclusive coupon with a click that does not credit", withCoupon(conv(1, clickExpired, "U-14"), "DAN")},
 		{"a currency without any rate", withCurrency(conv(1, clickBanner, "U-10"), "EUR")},
 		{"a merchant without a program", conv(3, clickNoProgram, "U-11")},
+		{"a Suspended merchant's sale, though its exclusive coupon names an active affiliate", withCoupon(conv(4, 0, "U-15"), "FOUR")},
+		{"a Closed merchant's sale, though its exclusive coupon names an active affiliate", withCoupon(conv(5, 0, "U-16"), "FIVE")},
 		{"a program whose Commission has neither Percent nor Flat", conv(7, clickNoTerms, "U-12")},
 	}
 	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {

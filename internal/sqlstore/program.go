@@ -126,7 +126,7 @@ func loadProgram(ctx context.Context, q queryer, merchantID int64) (*afftrack.Pr
 // AllowedDomains but not its banners' hosts, or nil if it has none: for a
 // list of merchants, which leads no deep link anywhere.
 func loadProgramDomains(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
-	p, err := loadProgramTerms(ctx, q, merchantID)
+	p, _, err := loadProgramTerms(ctx, q, merchantID)
 	if p == nil || err != nil {
 		return p, err
 	}
@@ -175,22 +175,25 @@ func loadBannerHosts(ctx context.Context, q queryer, merchantID int64) ([]string
 }
 
 // loadProgramTerms reads what a conversion needs of the merchant's
-// program: all but its deep-link hosts. Nil if it has none. The program
-// and its rules come in one query (a row per rule, or one row of nulls
-// for none), a round trip fewer on every conversion.
-func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, error) {
+// program, all but its deep-link hosts, and the merchant's status; the
+// program is nil if it has none. The program and its rules come in one
+// query (a row per rule, or one row of nulls for none), a round trip
+// fewer on every conversion.
+func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftrack.Program, afftrack.AccountStatus, error) {
 	rows, err := q.QueryContext(ctx, `SELECT p.target_url, p.cookie_days, p.validation_days, p.prepaid, p.click_append,
 		p.commission_percent, p.commission_flat, p.override_fee_percent, p.listed, p.commission_type,
-		r.percent, r.flat, r.affiliate_id, r.category, r.customer_type
+		r.percent, r.flat, r.affiliate_id, r.category, r.customer_type, m.status
 	FROM programs p
+	JOIN merchants m ON m.id = p.merchant_id
 	LEFT JOIN program_rules r ON r.merchant_id = p.merchant_id
 	WHERE p.merchant_id = $1
 	ORDER BY r.position`, merchantID)
 	if err != nil {
-		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+		return nil, 0, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
 	}
 	defer rows.Close()
 	var p *afftrack.Program
+	var status int64
 	for rows.Next() {
 		var t afftrack.Program
 		var pct, flat sql.Null[int64]
@@ -199,8 +202,8 @@ func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftra
 		var rPct, rFlat, rAff, rCT sql.Null[int64]
 		var rCat sql.Null[string]
 		if err := rows.Scan(&t.TargetURL, &t.CookieDays, &t.ValidationDays, &t.Prepaid, &t.ClickAppend,
-			&pct, &flat, &fee, &t.Listed, &commissionType, &rPct, &rFlat, &rAff, &rCat, &rCT); err != nil {
-			return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+			&pct, &flat, &fee, &t.Listed, &commissionType, &rPct, &rFlat, &rAff, &rCat, &rCT, &status); err != nil {
+			return nil, 0, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
 		}
 		if p == nil {
 			t.MerchantID = merchantID
@@ -215,9 +218,9 @@ func loadProgramTerms(ctx context.Context, q queryer, merchantID int64) (*afftra
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
+		return nil, 0, fmt.Errorf("read program of merchant %d: %w", merchantID, err)
 	}
-	return p, nil
+	return p, afftrack.AccountStatus(status), nil
 }
 
 // programTarget returns the TargetUrl of merchant id's program, "" if it

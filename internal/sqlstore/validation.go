@@ -271,7 +271,7 @@ func (s *LifecycleService) amend(ctx context.Context, tx *sql.Tx, merchantID int
 	default:
 		c.SaleValue = afftrack.Money(sum * 100)
 	}
-	p, err := loadProgramTerms(ctx, tx, merchantID)
+	p, _, err := loadProgramTerms(ctx, tx, merchantID)
 	if err != nil {
 		return false, "", err
 	}
