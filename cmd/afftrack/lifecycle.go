@@ -92,11 +92,14 @@ each transaction once.`)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "locked %d transactions\n", n)
+	// A prepaid program's transactions are approved as they are locked,
+	// within that count; the second line counts the Locked ones left from
+	// before (imported, or locked before the program became prepaid).
+	fmt.Fprintf(env.stdout, "locked %d transactions (a prepaid program's approved at once)\n", n)
 	if n, err = lc.ReleasePrepaid(ctx, now()); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "approved %d Locked transactions of prepaid programs\n", n)
+	fmt.Fprintf(env.stdout, "approved %d more Locked transactions of prepaid programs\n", n)
 	return nil
 }
 

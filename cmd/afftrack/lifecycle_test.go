@@ -249,16 +249,16 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 			t.Fatalf("import: %v\n%s", err, out)
 		}
 		out, err := afftrack(t, nil, "lifecycle", "run", "--db", dsn)
-		const approvedNone = "approved 0 Locked transactions of prepaid programs\n"
-		if err != nil || out != "locked 1 transactions\n"+approvedNone {
-			t.Errorf("lifecycle run: %v\n%q, want %q", err, out, "locked 1 transactions\n"+approvedNone)
+		const approvedNone = "approved 0 more Locked transactions of prepaid programs\n"
+		if err != nil || out != "locked 1 transactions (a prepaid program's approved at once)\n"+approvedNone {
+			t.Errorf("lifecycle run: %v\n%q, want %q", err, out, "locked 1 transactions (a prepaid program's approved at once)\n"+approvedNone)
 		}
 		if got := statusOf("9001"); got != 2 {
 			t.Errorf("transaction 9001's status is %d, want 2 (Locked)", got)
 		}
 		out, err = afftrack(t, nil, "lifecycle", "run", "--db", dsn)
-		if err != nil || out != "locked 0 transactions\n"+approvedNone {
-			t.Errorf("lifecycle run again: %v\n%q, want %q", err, out, "locked 0 transactions\n"+approvedNone)
+		if err != nil || out != "locked 0 transactions (a prepaid program's approved at once)\n"+approvedNone {
+			t.Errorf("lifecycle run again: %v\n%q, want %q", err, out, "locked 0 transactions (a prepaid program's approved at once)\n"+approvedNone)
 		}
 		out, err = afftrack(t, nil, "transactions", "history", "9001", "--db", dsn)
 		if err != nil {
@@ -300,7 +300,7 @@ func TestLifecycleRunsAtOnce(t *testing.T) {
 				err := c.Wait()
 				out := outs[i].String()
 				var n int
-				if _, scanErr := fmt.Sscanf(out, "locked %d transactions\n", &n); err != nil || scanErr != nil {
+				if _, scanErr := fmt.Sscanf(out, "locked %d transactions (a prepaid program's approved at once)\n", &n); err != nil || scanErr != nil {
 					t.Errorf("run %d: %v\n%s", i, err, out)
 				}
 				total += n
