@@ -84,6 +84,12 @@ func (s *ConversionService) record(ctx context.Context, c *afftrack.Conversion) 
 				"OrderId %q was recorded before with different content (transaction %d).", c.OrderID, storedID)
 		}
 		t, err := NewTransactionService(s.db).FindTransactionByID(ctx, c.MerchantID, storedID)
+		if afftrack.ErrorCode(err) == afftrack.ENOTFOUND || err == nil && t.OrderID != c.OrderID {
+			// An import made before imports refused to do so replaced the
+			// transaction: answering with it would report another sale.
+			return nil, false, afftrack.Errorf(afftrack.ECONFLICT,
+				"OrderId %q was recorded as transaction %d, which an import has since replaced.", c.OrderID, storedID)
+		}
 		return t, false, err
 	case !errors.Is(err, sql.ErrNoRows):
 		return nil, false, fmt.Errorf("record conversion: %w", err)
