@@ -112,6 +112,12 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 	if err != nil {
 		return nil, err
 	}
+	// The sums due were read before: on PostgreSQL a void or an amendment
+	// committed since may have left less to pay than the run's minimum.
+	// What the UPDATE paid is checked again, and undone if it fell short.
+	if _, err := q.ExecContext(ctx, `SAVEPOINT pay_affiliate`); err != nil {
+		return nil, err
+	}
 	rows, err := q.QueryContext(ctx, `UPDATE transactions SET status2 = $1, invoice_id = $2, date_modified = $3
 	WHERE affiliate_id = $4 AND status2 = $5 AND date_created < $6
 	RETURNING id, sale_value, commission`, int64(afftrack.Status2Paid), id, toMillis(run.Now), affiliateID,
@@ -139,12 +145,16 @@ func (s *PayoutService) pay(ctx context.Context, q queryer, run afftrack.PayoutR
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
 	var ok bool
-	if p.Invoice.SubTotal, ok = subTotal.money(); !ok {
+	if p.Invoice.SubTotal, ok = subTotal.money(); !ok && !subTotal.negative() {
 		return nil, errors.New("the Approved commission adds up beyond the largest amount")
+	}
+	if !ok || len(ids) == 0 || p.Invoice.SubTotal < run.Minimum || p.Invoice.SubTotal <= 0 {
+		_, err := q.ExecContext(ctx, `ROLLBACK TO SAVEPOINT pay_affiliate`)
+		return nil, err
+	}
+	if _, err := q.ExecContext(ctx, `RELEASE SAVEPOINT pay_affiliate`); err != nil {
+		return nil, err
 	}
 	p.Transactions = len(ids)
 	p.Invoice.Number = number

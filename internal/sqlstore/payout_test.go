@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -128,4 +129,93 @@ func TestPayoutNumbersPassImportedOnes(t *testing.T) {
 			t.Errorf("affiliate 2's new invoice numbers (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestPayoutMinimumHoldsAgainstAVoidDuringTheRun: on PostgreSQL a run
+// reads the sums due before it pays anyone, and a commission voided in
+// between, by a connection that does not wait for the run, must not leave
+// an affiliate paid less than the minimum. SQLite's writes are serial, so
+// nothing can come between there.
+func TestPayoutMinimumHoldsAgainstAVoidDuringTheRun(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		if db.Dialect() != "postgres" {
+			t.Skip("SQLite's writes are serial: nothing comes between a run's sums and its payments")
+		}
+		ctx := context.Background()
+		d := reportDataset(t)
+		// Affiliate 3 is due 0.1000 (tx 9) and 0.0500 more: 0.1500, above
+		// the minimum of 0.1200 until tx 9 is voided.
+		addLikeTheVoid(d, 1, func(_ int, tr *afftrack.Transaction) {
+			tr.ID, tr.MerchantID, tr.AffiliateID = 10, 2, 3
+			tr.Status2, tr.Commission = afftrack.Status2Approved, 500
+		})
+		mustImport(t, db, d)
+
+		// Holding affiliate 1's tx 3 stops the run at affiliate 1, after
+		// it has read the sums.
+		holder, err := db.SQL().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Rollback()
+		if _, err := holder.Exec(`SELECT id FROM transactions WHERE id = 3 FOR UPDATE`); err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			payouts []afftrack.Payout
+			err     error
+		}
+		done := make(chan result, 1)
+		go func() {
+			p, err := sqlstore.NewPayoutService(db).RunPayouts(ctx, afftrack.PayoutRun{UpTo: dt(t, "2024-06-30"),
+				InvoicePrefix: "AT", Minimum: 1200, Now: dt(t, "2024-07-01"), Actor: afftrack.ActorOperator})
+			done <- result{p, err}
+		}()
+		waitForLockWait(t, db)
+		if _, err := db.SQL().Exec(`UPDATE transactions SET status2 = $1 WHERE id = 9`, int64(afftrack.Status2Void)); err != nil {
+			t.Fatal(err)
+		}
+		if err := holder.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("RunPayouts: %v", r.err)
+		}
+		var paid []int64
+		for _, p := range r.payouts {
+			paid = append(paid, p.Invoice.AffiliateID)
+		}
+		if diff := cmp.Diff([]int64{1}, paid); diff != "" {
+			t.Errorf("affiliates paid (-want +got):\n%s", diff)
+		}
+		var status int64
+		if err := db.SQL().QueryRow(`SELECT status2 FROM transactions WHERE id = 10`).Scan(&status); err != nil {
+			t.Fatal(err)
+		}
+		if got := afftrack.TransactionStatus2(status); got != afftrack.Status2Approved {
+			t.Errorf("affiliate 3's remaining 0.0500 is %s, want it Approved, unpaid", got)
+		}
+	})
+}
+
+// waitForLockWait waits until a session of db's database waits for a
+// row lock.
+func waitForLockWait(t *testing.T, db *sqlstore.DB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := db.SQL().QueryRow(`SELECT COUNT(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no session came to wait for the row lock within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
