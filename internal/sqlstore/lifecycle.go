@@ -250,8 +250,11 @@ func (s *LifecycleService) Void(ctx context.Context, id int64, reason afftrack.V
 	defer release()
 	defer rollback(tx)
 	var status, sale, commission int64
-	err = tx.QueryRowContext(ctx, `SELECT status2, sale_value, commission FROM transactions WHERE id = $1`, id).
-		Scan(&status, &sale, &commission)
+	// Locked for the transaction, so that the amounts the history records
+	// are still the row's when the UPDATE runs (an amendment may commit in
+	// between on PostgreSQL, leaving it Pending with other amounts).
+	err = tx.QueryRowContext(ctx, `SELECT t.status2, t.sale_value, t.commission FROM transactions t WHERE t.id = $1`+
+		s.db.dialect.forUpdate(), id).Scan(&status, &sale, &commission)
 	if errors.Is(err, sql.ErrNoRows) {
 		return afftrack.Errorf(afftrack.ENOTFOUND, "transaction %d not found", id)
 	} else if err != nil {
