@@ -48,11 +48,44 @@ var errUsage = errors.New("usage")
 
 // run executes the command line args. Its environment comes in through
 // getenv and its output goes to stdout and stderr, so tests run it whole.
+//
+// A command whose standard output could not be written (a full disk, a
+// closed pipe) fails, even when its work is done: what it printed, a new
+// key's secret say, did not reach its reader, who must be told.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	out := &outputWriter{w: stdout}
+	err := dispatch(ctx, args, &cliEnv{getenv: getenv, stdout: out, stderr: stderr})
+	if err == nil && out.err != nil {
+		return fmt.Errorf("writing the output: %w", out.err)
+	}
+	return err
+}
+
+// outputWriter writes to w and keeps the first error, after which it
+// writes nothing more.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	o.err = err
+	return n, err
+}
+
+// dispatch runs the command args names.
+func dispatch(ctx context.Context, args []string, env *cliEnv) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: a command is needed; run afftrack --help for the commands", errUsage)
 	}
-	env := &cliEnv{getenv: getenv, stdout: stdout, stderr: stderr}
+	stdout := env.stdout
 	switch args[0] {
 	case "serve":
 		return runServe(ctx, env, args[1:])

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -27,4 +29,32 @@ func TestErrorTextIsOneLineATerminalShowsAsItIs(t *testing.T) {
 			t.Errorf("errorText of 10 MB = %d bytes ending %q", len(got), got[len(got)-30:])
 		}
 	})
+}
+
+// fullWriter fails every write, as standard output on a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+func TestACommandWhoseOutputIsLostFails(t *testing.T) {
+	db := "sqlite:" + t.TempDir() + "/out.db"
+	getenv := func(string) string { return "" }
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"version", []string{"version"}},
+		{"a new key, whose secret is shown only once", []string{"key", "create", "merchant", "1", "--db", db}},
+	} {
+		t.Run(tt.name+" fails when its output cannot be written", func(t *testing.T) {
+			if err := run(context.Background(), []string{"account", "create", "merchant", "--name", "Shop", "--id", "1",
+				"--db", db}, getenv, io.Discard, io.Discard); err != nil && !strings.Contains(err.Error(), "exists") {
+				t.Fatal(err)
+			}
+			err := run(context.Background(), tt.args, getenv, fullWriter{}, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), "writing the output: no space left on device") {
+				t.Errorf("run(%q) = %v, want an error saying the output was not written", tt.args, err)
+			}
+		})
+	}
 }
