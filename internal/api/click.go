@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -36,7 +37,10 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			return
 		default:
 			// A link never seen while the store is down: nothing to go on.
-			s.logger.WarnContext(r.Context(), "tracking link lookup failed", "request_id", stateOf(r).id, "error", err)
+			// The visitor gets a page, not the API's error body, so
+			// writeError is not the way out; the cause is logged as every
+			// internal error is.
+			s.logInternal(r, fmt.Errorf("tracking link lookup: %w", err))
 			w.Header().Set(headerRetryAfter, "5")
 			trackingPage(w, http.StatusServiceUnavailable, "Tracking is unavailable for a moment; please try again.")
 			return

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -176,7 +177,9 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 	if err != nil {
 		args = append(args, "reason", afftrack.ErrorMessage(err))
 		if afftrack.ErrorCode(err) == afftrack.EINTERNAL {
-			args = append(args, "error", err)
+			// The pixel answers its GIF whatever happened, so the cause
+			// is logged here as writeError would log it.
+			s.logInternal(r, fmt.Errorf("pixel conversion: %w", err))
 		}
 	}
 	s.logger.InfoContext(r.Context(), "pixel conversion", args...)

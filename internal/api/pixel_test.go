@@ -1,9 +1,11 @@
 package api_test
 
 import (
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -130,4 +132,45 @@ func TestPixel(t *testing.T) {
 			t.Errorf("%d transactions stored, want 1", n)
 		}
 	})
+}
+
+// TestStoreFailuresOnTrackingPathsAreLoggedAsInternalErrors: the pixel
+// and a link's redirect answer a GIF and a page of their own, not the
+// API's error body, but a store failure behind them is logged as every
+// other internal error is, for an operator who alerts on those.
+func TestStoreFailuresOnTrackingPathsAreLoggedAsInternalErrors(t *testing.T) {
+	for _, tt := range []struct{ name, path string }{
+		{"a pixel's conversion", "/t/px/1?OrderId=px-failed&SaleValue=5&ClickId=0123456789abcdef0123456789abcdef"},
+		{"a link not seen before", "/t/1/t/2"},
+	} {
+		t.Run(tt.name+" logs the store's failure as an internal error", func(t *testing.T) {
+			logs := &logSink{}
+			e := newTrackingEnv(t, trOptions{logger: slog.New(slog.NewTextHandler(logs, nil))})
+			if err := e.db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			e.click(tt.path)
+			if got := logs.String(); !strings.Contains(got, `level=ERROR msg="internal error"`) {
+				t.Errorf("log has no internal error line:\n%s", got)
+			}
+		})
+	}
+}
+
+// logSink keeps a live server's log lines, written concurrently.
+type logSink struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logSink) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
