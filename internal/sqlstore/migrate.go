@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // migrationFiles holds the schema's history: migrations/NNNN_name.sql (or
@@ -30,8 +31,8 @@ type migration struct {
 
 // migrationStep is the Go part of a migration that SQL alone cannot do,
 // such as re-encoding rows. It runs after the migration's SQL, in its
-// transaction.
-type migrationStep func(ctx context.Context, tx *sql.Tx, d dialect) error
+// transaction; now is the DB's clock, for a step that stamps rows.
+type migrationStep func(ctx context.Context, tx *sql.Tx, d dialect, now time.Time) error
 
 // migrationSteps are the Go steps by migration version.
 var migrationSteps = map[int64]migrationStep{
@@ -161,7 +162,7 @@ func (db *DB) applyMigration(ctx context.Context, m migration) error {
 		return fmt.Errorf("migration %s: %w", m.name, err)
 	}
 	if m.step != nil {
-		if err := m.step(ctx, tx, db.dialect); err != nil {
+		if err := m.step(ctx, tx, db.dialect, db.clock()); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The Go step of migration 0002 (migrations/0002_transaction_details.*.sql):
@@ -21,7 +22,7 @@ import (
 const migrationPageSize = 500
 
 // migrateTransactionDetails is the Go step of migration 0002.
-func migrateTransactionDetails(ctx context.Context, tx *sql.Tx, _ dialect) error {
+func migrateTransactionDetails(ctx context.Context, tx *sql.Tx, _ dialect, _ time.Time) error {
 	var cols, itemCols []string
 	for _, c := range detailsColumns {
 		cols = append(cols, "t."+c.name)

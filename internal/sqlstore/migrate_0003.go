@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The Go step of migration 0003 (migrations/0003_relational_transactions.sql):
@@ -15,7 +16,7 @@ import (
 // and uses no live code.
 
 // migrateRelationalTransactions is the Go step of migration 0003.
-func migrateRelationalTransactions(ctx context.Context, tx *sql.Tx, d dialect) error {
+func migrateRelationalTransactions(ctx context.Context, tx *sql.Tx, d dialect, _ time.Time) error {
 	var cols, itemCols []string
 	for _, c := range detailsColumns {
 		cols = append(cols, c.name)

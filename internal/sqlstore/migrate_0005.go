@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The Go step of migration 0005 (migrations/0005_items_cache.*.sql): it
@@ -13,7 +14,7 @@ import (
 // items_cache.go, from the driver values as read.
 
 // migrateItemsCache is the Go step of migration 0005.
-func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect) error {
+func migrateItemsCache(ctx context.Context, tx *sql.Tx, d dialect, _ time.Time) error {
 	var (
 		current int64 // the transaction whose values vals holds
 		vals    []any

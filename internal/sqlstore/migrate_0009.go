@@ -20,7 +20,7 @@ import (
 // no live code: the numbers are those of 0009's time.
 
 // migrateV1Surface is the Go step of migration 0009.
-func migrateV1Surface(ctx context.Context, tx *sql.Tx, _ dialect) error {
+func migrateV1Surface(ctx context.Context, tx *sql.Tx, _ dialect, at time.Time) error {
 	zone := "UTC"
 	err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = 'time_zone'`).Scan(&zone)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -30,7 +30,7 @@ func migrateV1Surface(ctx context.Context, tx *sql.Tx, _ dialect) error {
 	if err != nil {
 		loc = time.UTC
 	}
-	t := time.Now().In(loc)
+	t := at.In(loc)
 	y, mo, d := t.Date()
 	h, mi, s := t.Clock()
 	now := time.Date(y, mo, d, h, mi, s, t.Nanosecond()/1e6*1e6, time.UTC).UnixMilli()

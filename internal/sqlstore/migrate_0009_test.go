@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
@@ -21,7 +22,10 @@ func TestMigration0009(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range storetest.Backends(t) {
 		t.Run(b, func(t *testing.T) {
-			db := openMigratedTo(t, b, 8)
+			// The migration stamps rows with the DB's clock: an instant
+			// whose Sydney wall clock is 2024-06-15 14:30:00.250.
+			migratedAt := time.Date(2024, 6, 15, 4, 30, 0, 250_000_000, time.UTC)
+			db := openMigratedTo(t, b, 8, sqlstore.Options{Clock: func() time.Time { return migratedAt }})
 			if err := db.CheckTimeZone(ctx, "Australia/Sydney"); err != nil {
 				t.Fatal(err)
 			}
@@ -52,19 +56,13 @@ func TestMigration0009(t *testing.T) {
 					t.Fatalf("%s: %v", q, err)
 				}
 			}
-			sydney, err := time.LoadLocation("Australia/Sydney")
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := afftrack.WallClock(time.Now(), sydney).UnixMilli()
 			if err := db.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			after := afftrack.WallClock(time.Now(), sydney).UnixMilli()
 			var now int64
 			scanRow(t, db, `SELECT date_created FROM merchants WHERE id = 1`, nil, &now)
-			if now < before || now > after {
-				t.Fatalf("merchant 1's DateCreated %d is not the migration's wall clock in Sydney, [%d, %d]", now, before, after)
+			if want := time.Date(2024, 6, 15, 14, 30, 0, 250_000_000, time.UTC).UnixMilli(); now != want {
+				t.Fatalf("merchant 1's DateCreated %d is not the migration's wall clock in Sydney, %d", now, want)
 			}
 			for _, q := range []string{
 				`SELECT COUNT(*) FROM merchants WHERE date_created <> $1 OR date_modified <> $1`,

@@ -16,9 +16,9 @@ const migrationCount = 13
 // openMigratedTo opens a database of backend b migrated up to version
 // last, for a test of what the next migration does to the rows of its
 // layout; it is closed when the test ends.
-func openMigratedTo(t *testing.T, b string, last int64) *sqlstore.DB {
+func openMigratedTo(t *testing.T, b string, last int64, opts ...sqlstore.Options) *sqlstore.DB {
 	t.Helper()
-	db, err := sqlstore.Open(context.Background(), storetest.URL(t, b))
+	db, err := sqlstore.Open(context.Background(), storetest.URL(t, b), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
