@@ -60,9 +60,11 @@ and rule.`)
 	// in one database transaction: all or nothing, in bounded memory. The
 	// live heap of a large import is mostly the ids seen so far; without a
 	// limit the collector lets garbage grow as large again, so a soft one
-	// keeps the process small unless GOMEMLIMIT says otherwise.
+	// keeps the process small unless GOMEMLIMIT says otherwise. That is
+	// the runtime's own setting, read from the process's environment, not
+	// from getenv; the limit is put back when the import is done.
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(importMemoryLimit)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
 	}
 	rd := importfile.NewReader(r, importfile.Options{Location: loc})
 	defer rd.Close()
