@@ -21,21 +21,28 @@ import (
 // lifecycleFlags are the flags every lifecycle command shares.
 type lifecycleFlags struct {
 	cmd                 string // the command, for its usage errors
+	fs                  *flag.FlagSet
 	dsn, zone, currency *string
 }
 
 func addLifecycleFlags(fs *flag.FlagSet) lifecycleFlags {
 	return lifecycleFlags{
 		cmd:      fs.Name(),
+		fs:       fs,
 		dsn:      dbFlag(fs),
-		zone:     fs.String("timezone", "UTC", "the network's time zone, as serve's"),
-		currency: fs.String("currency", "AUD", "the network's currency, as serve's"),
+		zone:     fs.String("timezone", "UTC", "the network's time zone; left out, the one the database recorded"),
+		currency: fs.String("currency", "AUD", "the network's currency; left out, the one the database recorded"),
 	}
 }
 
-// open opens the store and the lifecycle service, checking the zone and
-// currency as serve does, and returns the network's clock. The flags are
-// checked before the database is opened, so a mistyped one creates none.
+// open opens the store and the lifecycle service, and returns the
+// network's clock. The flags are checked before the database is opened,
+// so a mistyped one creates none. The zone and currency the database
+// recorded are the network's: a flag given (on the command line or in
+// the environment) must agree with them, and one left out takes them.
+// Nothing is recorded here but by serve and import, so a command run
+// first (from cron, on a database just imported) cannot fix the network
+// to its defaults.
 func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.LifecycleService, func() time.Time, error) {
 	loc, err := time.LoadLocation(*f.zone)
 	if err != nil {
@@ -49,16 +56,49 @@ func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.Lifec
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
-		db.Close()
-		return nil, nil, nil, err
-	}
-	if err := db.CheckCurrency(ctx, cur); err != nil {
+	if loc, cur, err = f.recorded(ctx, db, loc, cur); err != nil {
 		db.Close()
 		return nil, nil, nil, err
 	}
 	now := func() time.Time { return afftrack.WallClock(time.Now(), loc) }
 	return db, sqlstore.NewLifecycleService(db, cur, now), now, nil
+}
+
+// recorded returns the network's zone and currency: those the database
+// recorded, else loc and cur. A flag given that disagrees with the
+// record is an error naming both, as serve's.
+func (f lifecycleFlags) recorded(ctx context.Context, db *sqlstore.DB, loc *time.Location, cur string) (*time.Location, string, error) {
+	given := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	zone, err := db.RecordedTimeZone(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case zone == "" || zone == loc.String():
+	case given["timezone"]:
+		return nil, "", afftrack.Errorf(afftrack.EINVALID,
+			"the database was created for time zone %s; --timezone %s would shift every datetime (run with --timezone %s)",
+			zone, loc, zone)
+	default:
+		if loc, err = time.LoadLocation(zone); err != nil {
+			return nil, "", fmt.Errorf("the database's time zone %q: %w", zone, err)
+		}
+	}
+	stored, err := db.RecordedCurrency(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case stored == "" || stored == cur:
+	case given["currency"]:
+		return nil, "", afftrack.Errorf(afftrack.EINVALID,
+			"the database's amounts are in %s; --currency %s would misstate every one of them (run with --currency %s)",
+			stored, cur, stored)
+	default:
+		cur = stored
+	}
+	return loc, cur, nil
 }
 
 // runLifecycle runs the scheduled work once: for a cron job, or when

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/afftrack/afftrack/internal/sqlstore"
 )
 
 // table returns the lines of a printed table with each run of spaces
@@ -333,4 +336,48 @@ func writeFile(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestMaintenanceCommandsTakeTheNetworksZoneAndCurrency: a command run
+// from cron without --timezone or --currency works in the zone and the
+// currency the database recorded, and records neither itself, so run
+// first it cannot fix a network to its defaults; a flag given that
+// disagrees with the record is still refused.
+func TestMaintenanceCommandsTakeTheNetworksZoneAndCurrency(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "net.db")
+	network := writeFile(t, "net.json", `{"Merchants":[{"Id":1,"Name":"Shop"}]}`)
+	if out, err := afftrack(t, nil, "import", "--db", dsn, "--timezone", "Australia/Sydney", network); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a read without flags works in the recorded zone", []string{"transactions", "history", "1"}, 1,
+			"afftrack: transaction 1 not found"},
+		{"the scheduled work without flags runs", []string{"lifecycle", "run"}, 0, "locked 0 transactions"},
+		{"a currency not recorded yet is not fixed by the runs before", []string{"lifecycle", "run", "--currency", "USD"}, 0,
+			"locked 0 transactions"},
+		{"a zone given that is not the recorded one is refused", []string{"lifecycle", "run", "--timezone", "UTC"}, 1,
+			"created for time zone Australia/Sydney; --timezone UTC would shift every datetime"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := afftrack(t, nil, append(tt.args, "--db", dsn)...)
+			if code := exitCodeOf(err); code != tt.code || !strings.Contains(out, tt.want) {
+				t.Errorf("afftrack %s: exit %d\n%s\nwant exit %d and %q", strings.Join(tt.args, " "), code, out, tt.code, tt.want)
+			}
+		})
+	}
+	t.Run("no currency is recorded by them, for serve to record its own", func(t *testing.T) {
+		db, err := sqlstore.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if cur, err := db.RecordedCurrency(context.Background()); err != nil || cur != "" {
+			t.Errorf("recorded currency %q, %v; want none recorded by the maintenance commands", cur, err)
+		}
+	})
 }

@@ -51,6 +51,30 @@ func (db *DB) CheckCurrency(ctx context.Context, code string) error {
 	return nil
 }
 
+// RecordedTimeZone returns the network's time zone as the database
+// recorded it, or "" if none is recorded yet.
+func (db *DB) RecordedTimeZone(ctx context.Context) (string, error) {
+	return db.setting(ctx, settingTimeZone)
+}
+
+// RecordedCurrency returns the network's currency as the database
+// recorded it, or "" if none is recorded yet.
+func (db *DB) RecordedCurrency(ctx context.Context) (string, error) {
+	return db.setting(ctx, settingCurrency)
+}
+
+// setting returns the stored value of the setting, "" for none.
+func (db *DB) setting(ctx context.Context, name string) (string, error) {
+	var stored string
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("read setting %s: %w", name, err)
+	}
+	return stored, nil
+}
+
 // recordSetting stores value as the setting's unless one is stored, and
 // returns the stored one. Two processes racing both read the first.
 func (db *DB) recordSetting(ctx context.Context, name, value string) (string, error) {
