@@ -68,12 +68,12 @@ in the same form.`)
 	if p, err = programs.FindProgram(ctx, id); err != nil {
 		return err
 	}
-	out, err := json.MarshalIndent(programJSON(p), "", "  ")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "%s\n", out)
-	return nil
+	// Printed as a program file is written, so it can be edited and set
+	// again: "&" in a ClickAppend stays "&", not "\u0026".
+	enc := json.NewEncoder(env.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(programJSON(p))
 }
 
 // readProgram reads a program file, or standard input for "-".

@@ -311,7 +311,7 @@ func TestRedirectsRideOutADatabaseOutage(t *testing.T) {
 func TestProgramAndRatesFromTheCommandLine(t *testing.T) {
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "cli.db")
 	importTracking(t, dsn)
-	program := `{"TargetUrl": "https://new.example/", "CookieDays": 7, "Commission": {"Flat": 4.5},
+	program := `{"TargetUrl": "https://new.example/", "CookieDays": 7, "ClickAppend": "src=aff&c=[ClickId]", "Commission": {"Flat": 4.5},
 		"Rules": [{"AffiliateId": 40, "Percent": 3}], "Listed": false, "CommissionType": "Dollar per Lead"}`
 	if out, err := afftrack(t, strings.NewReader(program), "program", "set", "30", "-", "--db", dsn); err != nil {
 		t.Fatalf("program set: %v\n%s", err, out)
@@ -321,7 +321,7 @@ func TestProgramAndRatesFromTheCommandLine(t *testing.T) {
 		t.Fatalf("program show: %v\n%s", err, out)
 	}
 	for _, want := range []string{`"TargetUrl": "https://new.example/"`, `"CookieDays": 7`, `"Flat": 4.5000`, `"Percent": 3.0000`,
-		`"AffiliateId": 40`, `"Listed": false`, `"CommissionType": "Dollar per Lead"`} {
+		`"AffiliateId": 40`, `"Listed": false`, `"CommissionType": "Dollar per Lead"`, `"ClickAppend": "src=aff&c=[ClickId]"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("program show lacks %s:\n%s", want, out)
 		}
