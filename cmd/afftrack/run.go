@@ -29,12 +29,12 @@ Usage:
   afftrack key create merchant|affiliate ID [--label TEXT]
   afftrack key list   merchant|affiliate ID
   afftrack key revoke KEY_ID
-  afftrack program show MERCHANT_ID | program set MERCHANT_ID FILE
-  afftrack rates import FILE.csv
-  afftrack validate --merchant ID FILE.csv
+  afftrack program show MERCHANT_ID | program set MERCHANT_ID FILE|-
+  afftrack rates import FILE.csv|-
+  afftrack validate --merchant ID FILE.csv|-
   afftrack transactions release --merchant ID [--up-to DATE] | void ID --reason REASON | history ID
   afftrack lifecycle run
-  afftrack payouts run [--up-to DATE] [--minimum AMOUNT] [--csv FILE]
+  afftrack payouts run [--up-to DATE] [--minimum AMOUNT] [--invoice-prefix AT] [--gst-percent 10] [--csv FILE]
   afftrack version
 
 Every flag can also be set in the environment as AFFTRACK_ and the flag's
