@@ -145,7 +145,10 @@ afftrack key revoke KEY_ID [--db URL]`
 	fs := flag.NewFlagSet("key "+verb, flag.ContinueOnError)
 	setUsage(fs, synopsis, "")
 	dsn := dbFlag(fs)
-	label := fs.String("label", "", "create: a note saying what the key is for")
+	label := new(string)
+	if verb == "create" { // the only command with a flag of its own
+		label = fs.String("label", "", "a note saying what the key is for")
+	}
 	rest, err := env.parse(fs, args)
 	if err != nil {
 		return err

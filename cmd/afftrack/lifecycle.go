@@ -164,9 +164,16 @@ afftrack transactions history ID [--db URL]`
 void voids a Pending, Locked or Approved transaction with one of the
 VoidReasons. history prints every change of a transaction.`)
 	f := addLifecycleFlags(fs)
-	merchant := fs.Int64("merchant", 0, "release: the merchant")
-	upTo := fs.String("up-to", "", "release: the last day of creation to release (default: all)")
-	reason := fs.String("reason", "", "void: the VoidReason, e.g. \"Cancelled Order\"")
+	// Each command has only its own flags, so one given to another (a
+	// --reason to release) is a usage error rather than ignored.
+	merchant, upTo, reason := new(int64), new(string), new(string)
+	switch verb {
+	case "release":
+		merchant = fs.Int64("merchant", 0, "the merchant")
+		upTo = fs.String("up-to", "", "the last day of creation to release (default: all)")
+	case "void":
+		reason = fs.String("reason", "", "the VoidReason, e.g. \"Cancelled Order\"")
+	}
 	rest, err := env.parse(fs, args[1:])
 	if err != nil {
 		return err
