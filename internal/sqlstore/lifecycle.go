@@ -294,6 +294,11 @@ func selectIDs(ctx context.Context, q queryer, query string, args ...any) ([]int
 	if err != nil {
 		return nil, err
 	}
+	return scanIDs(rows)
+}
+
+// scanIDs reads rows of one integer column, and closes them.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	var ids []int64
 	for rows.Next() {

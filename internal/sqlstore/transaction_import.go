@@ -140,16 +140,15 @@ func (b *transactionBatch) stored() ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []any
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+	ids, err := scanIDs(rows)
+	if err != nil {
+		return nil, err
 	}
-	return ids, rows.Err()
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return args, nil
 }
 
 // refuseTracked fails the import if the batch replaced a transaction the
