@@ -454,8 +454,20 @@ func checkBaseURL(name, s string) error {
 	if err != nil || afftrack.WebURLProblem(s) != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#") {
 		return usageError("serve", "%s must be an absolute http or https URL with a host and no user information, query or fragment, such as https://api.example.net", name)
 	}
+	// The path prefixes the routes, so it must be one a request's path can
+	// match as written: "//", "/./" or "/a/.." would make routes no
+	// request reaches (net/http refuses to register them), and escapes
+	// or wildcard braces would make them depend on how a client encodes.
+	for _, seg := range strings.Split(strings.TrimSuffix(u.Path, "/"), "/")[1:] {
+		if seg == "" || seg == "." || seg == ".." || strings.Trim(seg, plainPathChars) != "" || u.RawPath != "" {
+			return usageError("serve", "%s's path %q must be segments of letters, digits and - . _ ~, none of them empty, . or ..", name, u.EscapedPath())
+		}
+	}
 	return nil
 }
+
+// plainPathChars are the characters a base URL's path segment may hold.
+const plainPathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
 
 // derivePublicURL is the public URL of a server listening on addr: its
 // host and port, with localhost for a loopback address or one that listens
