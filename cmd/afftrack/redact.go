@@ -19,16 +19,20 @@ import (
 const hidden = "xxxxx"
 
 var (
-	// kvStart matches the start of a libpq key=value string.
-	kvStart = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
+	// kvStart matches the start of a libpq key=value string: a key (any
+	// word the driver takes; no URL starts with one and "=") and "=".
+	kvStart = regexp.MustCompile(`^\s*[^\s=:/?@]+\s*=`)
 	// kvPassword matches a key=value pair whose key names a password
 	// (password, sslpassword): $1 the key and =, $2 the value, bare or
 	// in single quotes as libpq writes one with spaces (unclosed: to the
-	// end).
-	kvPassword = regexp.MustCompile(`(?i)(\b[a-z_]*password\s*=\s*)('(?:[^'\\]|\\.?)*'?|\S*)`)
+	// end), a backslash escaping the character after it in either.
+	kvPassword = regexp.MustCompile(`(?i)(\b[a-z_]*password\s*=\s*)('(?:[^'\\]|\\.?)*'?|(?:[^\s\\]|\\.?)*)`)
 	// userPassword matches ":pw@" in a URL whether or not it parses:
 	// $1 is the password.
 	userPassword = regexp.MustCompile(`:([^:@/]+)@`)
+	// kvUnescape matches a backslash escape of a key=value string: $1 is
+	// the character it stands for.
+	kvUnescape = regexp.MustCompile(`\\(.)`)
 	// urlScheme matches a URL's scheme and the colon after it.
 	urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*):`)
 )
@@ -40,7 +44,9 @@ var (
 // (sqlite:PATH) is shown whole: it holds no password, and its path is
 // what an error about it needs.
 func redactDSN(dsn string) string {
-	if !strings.Contains(dsn, "://") && kvStart.MatchString(dsn) {
+	// A key=value string may hold "://" in a value; a URL never starts
+	// with a key and "=".
+	if kvStart.MatchString(dsn) {
 		return kvPassword.ReplaceAllString(dsn, "${1}"+hidden)
 	}
 	u, err := url.Parse(dsn)
@@ -124,9 +130,10 @@ func dsnSecrets(dsn string) []string {
 			add(value)
 		}
 	}
-	if !strings.Contains(dsn, "://") {
+	if kvStart.MatchString(dsn) {
 		for _, m := range kvPassword.FindAllStringSubmatch(dsn, -1) {
 			add(m[2])
+			add(kvUnescape.ReplaceAllString(strings.Trim(m[2], "'"), "$1")) // as a driver may quote it
 		}
 	}
 	return secrets

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/redis/go-redis/v9"
 )
 
 func TestRedactDSN(t *testing.T) {
@@ -30,6 +32,10 @@ func TestRedactDSN(t *testing.T) {
 		{"a libpq key=value password is hidden", "host=h password=s3cretPW dbname=x", "host=h password=xxxxx dbname=x"},
 		{"a quoted libpq password is hidden", "host=h password = 's3cret PW' dbname=x", "host=h password = xxxxx dbname=x"},
 		{"an unclosed quoted libpq password is hidden", "host=h PASSWORD='s3cret PW", "host=h PASSWORD=xxxxx"},
+		{"a libpq password is hidden though a value holds ://", "host=/tmp password=hunter22 application_name=x://y",
+			"host=/tmp password=xxxxx application_name=x://y"},
+		{"a libpq password with an escaped space is hidden whole", `host=h password=hunter\ 22xyz dbname=x`,
+			"host=h password=xxxxx dbname=x"},
 		{"a URL that does not parse shows its scheme alone", "postgres://u:s3cretPW@h:badport/x", "<unparsable postgres URL>"},
 		{"a URL with no slashes shows its scheme alone", "postgres:user:s3cretPW@h/x", "<unparsable postgres URL>"},
 		{"a URL with no scheme shows nothing", "user:s3cretPW@h/x", "<unparsable URL>"},
@@ -81,6 +87,49 @@ func TestRedactError(t *testing.T) {
 		inner := errors.New("s3cretPW")
 		if got := redactError(fmt.Errorf("open: %w", inner), "postgres://u:s3cretPW@h/x"); errors.Is(got, inner) {
 			t.Errorf("%v still wraps the error with the password", got)
+		}
+	})
+}
+
+// FuzzRedactDSN: whatever the URL, no password the drivers would read
+// from it survives redactDSN or redactError. pgx and go-redis parse the
+// URL as the service would, and say what its password is.
+func FuzzRedactDSN(f *testing.F) {
+	for _, seed := range []string{
+		"postgres://u:s3cretPW@h:5432/x?sslmode=disable",
+		"postgres://u@h/x?password=s3cretPW&sslpassword=0therPW",
+		"host=/var/run/postgresql password=hunter22xyz application_name=x://y",
+		"host=h password='s3cret PW' dbname=x",
+		`host=h password=hunter\ 22xyz`,
+		"redis://:s3cretPW@redis.internal:6379/0",
+		"rediss://user:s3cretPW@h:6380",
+		"sqlite:/var/lib/afftrack.db",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, dsn string) {
+		var secrets []string
+		if strings.HasPrefix(strings.ToLower(dsn), "redis") {
+			if o, err := redis.ParseURL(dsn); err == nil {
+				secrets = append(secrets, o.Password)
+			}
+		} else if !strings.HasPrefix(strings.ToLower(dsn), "sqlite:") {
+			if c, err := pgconn.ParseConfig(dsn); err == nil {
+				secrets = append(secrets, c.Password)
+			}
+		}
+		shown := redactDSN(dsn)
+		quoted := redactError(errors.New("cannot connect to "+dsn), dsn).Error()
+		for _, s := range secrets {
+			// A short password, or one that is also other text of the
+			// URL (a user or host of the same letters), cannot be told
+			// from that text.
+			if len(s) < 6 || strings.Count(dsn, s) > 1 || strings.Contains(hidden, s) {
+				continue
+			}
+			if strings.Contains(shown, s) || strings.Contains(quoted, s) {
+				t.Fatalf("%q shows the password %q: redactDSN %q, redactError %q", dsn, s, shown, quoted)
+			}
 		}
 	})
 }
