@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/afftrack/afftrack"
@@ -33,9 +35,27 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 		if errors.As(err, &mbe) {
 			return nil, tooLarge
 		}
-		return nil, afftrack.Errorf(afftrack.EINVALID, "the body could not be read in time")
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, afftrack.Errorf(afftrack.EINVALID, "the body could not be read in time")
+		}
+		// A chunk size that is not one, a chunk longer or shorter than
+		// it says, a body cut short: the client's fault, not the clock's.
+		return nil, afftrack.Errorf(afftrack.EINVALID, "the body could not be read: %s", bodyProblem(err))
 	}
 	return body, nil
+}
+
+// bodyProblem says what is wrong with a body whose reading failed for
+// other than its size or time, without quoting it. net/http's errors of
+// chunked encoding are not exported; they all speak of a chunk.
+func bodyProblem(err error) string {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "it ended before all of it came"
+	case strings.Contains(err.Error(), "chunk"):
+		return "its chunked encoding is malformed"
+	}
+	return "the connection failed while it was read"
 }
 
 // handleConversion records a conversion the merchant's server reports

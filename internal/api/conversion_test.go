@@ -410,3 +410,33 @@ func TestConversionOfAClickNotYetWritable(t *testing.T) {
 		t.Errorf("%d transactions stored, want none", n)
 	}
 }
+
+// TestConversionWithAMalformedChunkedBody: a chunked body that is not
+// well formed is refused at once, saying so, not blamed on the clock.
+func TestConversionWithAMalformedChunkedBody(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{})
+	for _, tt := range []struct{ name, chunks string }{
+		{"a chunk size that is not a number", "zz\r\n{}\r\n0\r\n\r\n"},
+		{"a chunk longer than its size", "2\r\n{\"OrderId\":1}\r\n0\r\n\r\n"},
+	} {
+		t.Run(tt.name+" is a 400 saying the encoding is malformed", func(t *testing.T) {
+			c, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			fmt.Fprintf(c, "POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"+
+				"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%s", trMerchant1Key, tt.chunks)
+			c.SetReadDeadline(time.Now().Add(5 * time.Second)) // the body's own deadline is 10 s
+			res, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatalf("no answer within 5 s: %v", err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "chunked encoding is malformed") {
+				t.Errorf("%d %s, want 400 saying the chunked encoding is malformed", res.StatusCode, b)
+			}
+		})
+	}
+}
