@@ -347,6 +347,9 @@ func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
 		if known == "" {
 			return nil, nil, fmt.Errorf("line 1: column %q is not one of OrderId, Action, Reason, SaleValue", name)
 		}
+		if _, twice := col[known]; twice {
+			return nil, nil, fmt.Errorf("line 1: column %s is given twice", known)
+		}
 		col[known] = i
 	}
 	if _, ok := col["OrderId"]; !ok {

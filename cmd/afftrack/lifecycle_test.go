@@ -160,6 +160,15 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 			t.Errorf("a quote left open on line 4: %v\n%s", err, out)
 		}
 	})
+	t.Run("validate refuses a header that names a column twice", func(t *testing.T) {
+		twice := writeFile(t, "twice.csv", "OrderId,Action,Reason,reason
+CLI-1,Void,Cancelled Order,Fraud
+")
+		if out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", twice); err == nil ||
+			!strings.Contains(out, "line 1: column Reason is given twice") {
+			t.Errorf("a header naming Reason twice: %v\n%s", err, out)
+		}
+	})
 	t.Run("validate for a merchant that does not exist says so and applies nothing", func(t *testing.T) {
 		csvPath := writeFile(t, "validations.csv", "OrderId,Action,Reason,SaleValue\nCLI-1,Approve,,\n")
 		out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "999", csvPath)
