@@ -161,9 +161,7 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 		}
 	})
 	t.Run("validate refuses a header that names a column twice", func(t *testing.T) {
-		twice := writeFile(t, "twice.csv", "OrderId,Action,Reason,reason
-CLI-1,Void,Cancelled Order,Fraud
-")
+		twice := writeFile(t, "twice.csv", "OrderId,Action,Reason,reason\nCLI-1,Void,Cancelled Order,Fraud\n")
 		if out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", twice); err == nil ||
 			!strings.Contains(out, "line 1: column Reason is given twice") {
 			t.Errorf("a header naming Reason twice: %v\n%s", err, out)
