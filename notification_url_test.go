@@ -2,6 +2,7 @@ package afftrack
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,4 +126,58 @@ func TestNotificationDateTimeFormat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzExpandNotificationURL: whatever the values (an OrderId, the
+// affiliate's UniqueIds), they cannot change the shape of the URL the
+// affiliate wrote: its scheme, user information, count of path segments
+// and of query pairs, and fragment stay those the template gives with
+// plain values, and so does its host unless a shortcode stands in it.
+func FuzzExpandNotificationURL(f *testing.F) {
+	f.Add("https://aff.example/postback/[OrderId]?tx=[TransactionId]&s=[status2]&u=[UniqueId]", "A-1", "u1")
+	f.Add("https://aff.example/n?o=[x[OrderId]&c=[Commission]&d=[DateCreated]", "a&b=c#d", "../x/?y=z")
+	f.Add("http://[2001:db8::1]:8080/[UniqueId4]/[UniqueId]", "%2F%3F", " +\r\n")
+	f.Add("https://[UniqueId].aff.example/?[OrderId]=1", "evil.example/@", "a:b@c")
+	f.Fuzz(func(t *testing.T, template, orderID, uniqueID string) {
+		if _, err := url.Parse(template); err != nil {
+			t.Skip()
+		}
+		type shape struct {
+			Scheme, User, Host string
+			Segments, Pairs    int
+			Fragment           bool
+		}
+		shapeOf := func(s string) (shape, error) {
+			u, err := url.Parse(s)
+			if err != nil {
+				return shape{}, err
+			}
+			// Counted in the text as written, which is what a receiver
+			// splits: a value's "/" is "%2F" there.
+			beforeQuery, _, _ := strings.Cut(s, "#")
+			beforeQuery, _, _ = strings.Cut(beforeQuery, "?")
+			return shape{u.Scheme, u.User.String(), u.Host, strings.Count(beforeQuery, "/"),
+				strings.Count(u.RawQuery, "&"), strings.Contains(s, "#")}, nil
+		}
+		plain := notificationTestTransaction()
+		plain.OrderID = "x"
+		hostile := notificationTestTransaction()
+		hostile.OrderID = orderID
+		want, err := shapeOf(ExpandNotificationURL(template, plain, [4]string{"x", "x", "x", "x"}))
+		if err != nil {
+			t.Skip() // a template that plain values do not make a URL of
+		}
+		got, err := shapeOf(ExpandNotificationURL(template, hostile, [4]string{uniqueID, uniqueID, uniqueID, uniqueID}))
+		if err != nil {
+			t.Fatalf("ExpandNotificationURL(%q) with OrderId %q and UniqueId %q does not parse: %v",
+				template, orderID, uniqueID, err)
+		}
+		if tu, _ := url.Parse(template); tu.Host != want.Host {
+			want.Host, got.Host = "", "" // a shortcode stands in the host: the affiliate's choice
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("ExpandNotificationURL(%q) with OrderId %q and UniqueId %q changed the URL (-plain +hostile):\n%s",
+				template, orderID, uniqueID, diff)
+		}
+	})
 }

@@ -58,3 +58,29 @@ func TestACommandWhoseOutputIsLostFails(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadValidationCSV: any validations file is rows or an error naming
+// its line, never a panic; each row read keeps the line it came from.
+func FuzzReadValidationCSV(f *testing.F) {
+	f.Add("OrderId,Action,Reason,SaleValue\nA-1,Approve,,\nA-2,Void,Cancelled Order,\nA-3,Amend,Cart Items Edited,40.00\n")
+	f.Add("\ufefforderid,ACTION\n\"A\n1\",approve\n\n")
+	f.Add("OrderId,Action,Reason,Reason\n")
+	f.Add("Action,OrderId\n\"unclosed,Approve\n")
+	f.Fuzz(func(t *testing.T, file string) {
+		rows, lines, err := readValidationCSV(strings.NewReader(file))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "line ") {
+				t.Fatalf("readValidationCSV(%q): error %q names no line", file, err)
+			}
+			return
+		}
+		if len(rows) != len(lines) {
+			t.Fatalf("readValidationCSV(%q): %d rows, %d lines", file, len(rows), len(lines))
+		}
+		for _, l := range lines {
+			if l < 2 || l > strings.Count(file, "\n")+1 {
+				t.Fatalf("readValidationCSV(%q): a row of line %d, which the file does not have", file, l)
+			}
+		}
+	})
+}

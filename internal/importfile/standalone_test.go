@@ -81,3 +81,48 @@ func TestHugeValuesAreRefusedAsTheyAreRead(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseRatesCSV: any file is rates or an error the command can show
+// (EINVALID), never a panic; every rate read is one the import accepts.
+func FuzzParseRatesCSV(f *testing.F) {
+	f.Add("Code,Date,Rate\nUSD,2024-01-01,1.5\n")
+	f.Add("\ufeffrate,CODE,date\n1.23456789,eur,2024-02-29\n")
+	f.Add("Code,Date,Rate\n\"USD\n\",2024-01-01,1e9\nUSD,2024-01-01,-1\n")
+	f.Add("Code,Date,Rate,Rate\n")
+	f.Fuzz(func(t *testing.T, file string) {
+		rates, err := importfile.ParseRatesCSV(strings.NewReader(file))
+		if err != nil {
+			if code := afftrack.ErrorCode(err); code != afftrack.EINVALID {
+				t.Fatalf("ParseRatesCSV(%q): error %v of code %q, want EINVALID", file, err, code)
+			}
+			return
+		}
+		for _, r := range rates {
+			if _, ok := afftrack.CurrencyName(r.Code); !ok || r.Rate <= 0 {
+				t.Fatalf("ParseRatesCSV(%q) read rate %+v, which the import refuses", file, r)
+			}
+		}
+	})
+}
+
+// FuzzParseProgram: any program file is a program or an error the
+// command can show (EINVALID), never a panic; a program read has a
+// ClickAppend the tracker can use.
+func FuzzParseProgram(f *testing.F) {
+	f.Add(`{"TargetUrl": "https://shop.example/", "CookieDays": 30, "Commission": {"Percent": 10}}`)
+	f.Add(`{"ClickAppend": "a=[ClickId]&b=[UniqueId4]", "Rules": [{"Category": "Shoes", "Flat": 1.5}], "Prepaid": true}`)
+	f.Add(`{"AllowedDomains": ["*.shop.example", "xn--e1afmkfd.example"], "CommissionType": "Dollar per Lead"}`)
+	f.Add(`{"TargetUrl": "javascript:alert(1)", "targeturl": "x"}`)
+	f.Fuzz(func(t *testing.T, file string) {
+		p, err := importfile.ParseProgram(strings.NewReader(file), 1)
+		if err != nil {
+			if code := afftrack.ErrorCode(err); code != afftrack.EINVALID {
+				t.Fatalf("ParseProgram(%q): error %v of code %q, want EINVALID", file, err, code)
+			}
+			return
+		}
+		if err := afftrack.ValidClickAppend(p.ClickAppend); err != nil {
+			t.Fatalf("ParseProgram(%q) took ClickAppend %q: %v", file, p.ClickAppend, err)
+		}
+	})
+}
