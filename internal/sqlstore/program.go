@@ -34,6 +34,13 @@ func (s *ProgramService) FindProgram(ctx context.Context, merchantID int64) (*af
 		return nil, err
 	}
 	if p == nil {
+		var n int
+		if err := s.db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM merchants WHERE id = $1`, merchantID).Scan(&n); err != nil {
+			return nil, fmt.Errorf("find program of merchant %d: %w", merchantID, err)
+		}
+		if n == 0 {
+			return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", merchantID)
+		}
 		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d has no program", merchantID)
 	}
 	return p, nil

@@ -143,10 +143,16 @@ func TestFindAndSetProgram(t *testing.T) {
 		t.Run("a merchant without a program has none", func(t *testing.T) {
 			_, err := s.FindProgram(ctx, 3)
 			wantCode(t, err, afftrack.ENOTFOUND)
+			if msg := afftrack.ErrorMessage(err); msg != "merchant 3 has no program" {
+				t.Errorf("message %q, want the merchant's missing program named", msg)
+			}
 		})
-		t.Run("an unknown merchant has no program", func(t *testing.T) {
+		t.Run("an unknown merchant is not found", func(t *testing.T) {
 			_, err := s.FindProgram(ctx, 99)
 			wantCode(t, err, afftrack.ENOTFOUND)
+			if msg := afftrack.ErrorMessage(err); msg != "merchant 99 not found" {
+				t.Errorf("message %q, want the merchant named not found", msg)
+			}
 		})
 		t.Run("setting the program of an unknown merchant is not found and stores nothing", func(t *testing.T) {
 			p := trackingProgram(99, "https://nowhere.example/")
