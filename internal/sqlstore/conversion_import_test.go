@@ -18,18 +18,23 @@ func TestAnImportNeverReplacesATrackedTransaction(t *testing.T) {
 		c := afftrack.Conversion{MerchantID: 1, OrderID: "TRACKED-1", SaleValue: 100000, CurrencyCode: "AUD",
 			CustomerType: afftrack.CustomerTypeNew, ClickID: testClickID(clickBanner)}
 		tracked, _ := recordConversion(t, s, db, c)
+		c2 := c
+		c2.OrderID = "TRACKED-2"
+		tracked2, _ := recordConversion(t, s, db, c2)
 
 		untracked := *tracked
-		untracked.ID, untracked.OrderID = tracked.ID+100, "IMPORTED-1"
+		untracked.ID, untracked.OrderID = tracked2.ID+100, "IMPORTED-1"
 		replacing := *tracked
 		replacing.OrderID, replacing.SaleValue = "IMPORTED-2", 600000
+		replacing2 := *tracked2
+		replacing2.OrderID = "IMPORTED-3"
 		_, err := sqlstore.NewImportService(db).Import(ctx, &afftrack.Dataset{Transactions: []afftrack.TransactionRecord{
-			{Transaction: untracked}, {Transaction: replacing}}})
+			{Transaction: untracked}, {Transaction: replacing2}, {Transaction: replacing}}})
 
-		t.Run("the import is refused, naming the record and the sale it would replace", func(t *testing.T) {
+		t.Run("the import is refused, naming the first such record and the sale it would replace", func(t *testing.T) {
 			wantCode(t, err, afftrack.EINVALID)
-			if want := `Transactions[1].Id:`; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"TRACKED-1"`) {
-				t.Errorf("error = %q, want it to name %s and OrderId TRACKED-1", err, want)
+			if want := `Transactions[1].Id:`; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `"TRACKED-2"`) {
+				t.Errorf("error = %q, want it to name %s and OrderId TRACKED-2", err, want)
 			}
 		})
 		t.Run("nothing of the file is written", func(t *testing.T) {

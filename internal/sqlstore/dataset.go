@@ -181,7 +181,7 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 		return afftrack.ImportSummary{}, err
 	}
 	if im.summary.Transactions > 0 {
-		if err := s.db.dialect.syncTransactionIDs(ctx, tx, 0); err != nil {
+		if err := s.db.dialect.syncTransactionIDs(ctx, tx); err != nil {
 			return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
 		}
 	}

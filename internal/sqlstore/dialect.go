@@ -84,9 +84,9 @@ type dialect interface {
 	// creates, inside the write transaction that tx runs statements in.
 	nextTransactionIDs(ctx context.Context, tx queryer, n int) ([]int64, error)
 
-	// syncTransactionIDs moves what nextTransactionIDs hands out past past
-	// and past the largest id stored, in an import's transaction.
-	syncTransactionIDs(ctx context.Context, tx *sql.Tx, past int64) error
+	// syncTransactionIDs moves what nextTransactionIDs hands out past the
+	// ids an import wrote, in the import's transaction.
+	syncTransactionIDs(ctx context.Context, tx *sql.Tx) error
 
 	// skipLocked ends a subquery that picks rows to claim: on PostgreSQL
 	// rows another transaction is claiming are skipped; SQLite's writes

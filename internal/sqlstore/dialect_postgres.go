@@ -67,15 +67,11 @@ func (postgresDialect) nextTransactionIDs(ctx context.Context, tx queryer, n int
 	return ids, nil
 }
 
-// syncTransactionIDs sets the sequence past past and the largest id
-// stored, unless it is past them already. A sequence is not
-// transactional: the move holds at once, for the conversions other
-// connections record while the import goes on, and is kept if the import
-// rolls back (a gap in the ids, nothing worse).
-func (postgresDialect) syncTransactionIDs(ctx context.Context, tx *sql.Tx, past int64) error {
+// syncTransactionIDs sets the sequence past the largest id stored, unless
+// it is past it already.
+func (postgresDialect) syncTransactionIDs(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `SELECT setval('transaction_ids',
-		GREATEST(GREATEST((SELECT COALESCE(MAX(id), 0) FROM transactions), $1::bigint) + 1, nextval('transaction_ids')),
-		false)`, past)
+		GREATEST((SELECT COALESCE(MAX(id), 0) FROM transactions) + 1, nextval('transaction_ids')), false)`)
 	return err
 }
 

@@ -108,7 +108,7 @@ func (sqliteDialect) nextTransactionIDs(ctx context.Context, tx queryer, n int) 
 	return ids, nil
 }
 
-func (sqliteDialect) syncTransactionIDs(context.Context, *sql.Tx, int64) error { return nil }
+func (sqliteDialect) syncTransactionIDs(context.Context, *sql.Tx) error { return nil }
 
 // sqliteDialect is the dialect of modernc.org/sqlite.
 type sqliteDialect struct{}

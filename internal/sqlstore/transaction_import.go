@@ -1,8 +1,6 @@
 package sqlstore
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -20,7 +18,6 @@ type transactionBatch struct {
 	ids         map[int64]struct{}
 	idList      []any
 	first, last int   // indexes in the file, for error messages
-	maxID       int64 // the largest queued id
 	txArgs      []any // the queued transactions' values
 	itemArgs    []any // the queued items' values
 	cacheVals   []any // scratch: one transaction's item values, for its cache
@@ -50,7 +47,6 @@ func (b *transactionBatch) add(t *afftrack.Transaction, index int) error {
 	b.last = index
 	b.ids[t.ID] = struct{}{}
 	b.idList = append(b.idList, t.ID)
-	b.maxID = max(b.maxID, t.ID)
 	start := len(b.itemArgs)
 	for i := range t.Items {
 		b.itemArgs = itemArgs(b.itemArgs, t.ID, i+1, &t.Items[i])
@@ -80,11 +76,6 @@ func (b *transactionBatch) flush() error {
 		return `INSERT INTO transactions (` + transactionColumnList + `) VALUES ` +
 			d.placeholders(rows, transactionColumns) + upsertTransactionsConflict
 	})
-	// Conversions recorded while the import runs (on PostgreSQL, whose
-	// writers do not wait for it) take ids past the batch's from now on.
-	if err := d.syncTransactionIDs(b.im.ctx, b.im.tx, b.maxID); err != nil {
-		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
-	}
 	stored, err := b.stored()
 	if err != nil {
 		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
@@ -159,24 +150,37 @@ func (b *transactionBatch) stored() ([]any, error) {
 func (b *transactionBatch) refuseTracked() error {
 	q := b.text(4, len(b.idList), func() string {
 		return `SELECT transaction_id, merchant_id, order_id FROM conversions WHERE transaction_id IN ` +
-			b.im.dialect.placeholders(1, len(b.idList)) + ` LIMIT 1`
+			b.im.dialect.placeholders(1, len(b.idList))
 	})
 	st, err := b.im.stmt(q)
 	if err != nil {
 		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
 	}
-	var id, merchantID int64
-	var orderID string
-	err = st.QueryRowContext(b.im.ctx, b.idList...).Scan(&id, &merchantID, &orderID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	} else if err != nil {
+	rows, err := st.QueryContext(b.im.ctx, b.idList...)
+	if err != nil {
 		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
 	}
-	at := b.first + slices.Index(b.idList, any(id))
-	return afftrack.Errorf(afftrack.EINVALID,
-		"Transactions[%d].Id: %d is the transaction the service tracked for merchant %d's OrderId %q; an import never replaces a tracked sale",
-		at, id, merchantID, orderID)
+	defer rows.Close()
+	// The first of the file's records to name a tracked id is named.
+	var refused error
+	at := -1
+	for rows.Next() {
+		var id, merchantID int64
+		var orderID string
+		if err := rows.Scan(&id, &merchantID, &orderID); err != nil {
+			return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
+		}
+		if i := slices.Index(b.idList, any(id)); at < 0 || i < at {
+			at = i
+			refused = afftrack.Errorf(afftrack.EINVALID,
+				"Transactions[%d].Id: %d is the transaction the service tracked for merchant %d's OrderId %q; an import never replaces a tracked sale",
+				b.first+i, id, merchantID, orderID)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("import Transactions[%d..%d]: %w", b.first, b.last, err)
+	}
+	return refused
 }
 
 // text returns the statement text of a kind for n rows, made once.
