@@ -55,7 +55,9 @@ var errUsage = errors.New("usage")
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	out := &outputWriter{w: stdout}
 	err := dispatch(ctx, args, &cliEnv{getenv: getenv, stdout: out, stderr: stderr})
-	if err == nil && out.err != nil {
+	// serve's output is its start-up line, which a supervisor may not
+	// keep; its clean stop is still a clean stop.
+	if err == nil && out.err != nil && (len(args) == 0 || args[0] != "serve") {
 		return fmt.Errorf("writing the output: %w", out.err)
 	}
 	return err
