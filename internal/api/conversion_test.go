@@ -363,20 +363,7 @@ func TestConversionTextWithNUL(t *testing.T) {
 // body that never comes.
 func TestConversionAnnouncingTooLargeABody(t *testing.T) {
 	e := newTrackingEnv(t, trOptions{})
-	c, err := net.Dial("tcp", e.srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fmt.Fprintf(c, "POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n", trMerchant1Key)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second)) // the body's own deadline is 10 s
-	res, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatalf("no answer within 5 s: %v", err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
+	res, b := rawConversion(t, e, "Content-Length: 100000000\r\n\r\n")
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "larger than 65536 bytes") {
 		t.Errorf("%d %s, want 400 saying the body is too large", res.StatusCode, b)
 	}
@@ -420,23 +407,33 @@ func TestConversionWithAMalformedChunkedBody(t *testing.T) {
 		{"a chunk longer than its size", "2\r\n{\"OrderId\":1}\r\n0\r\n\r\n"},
 	} {
 		t.Run(tt.name+" is a 400 saying the encoding is malformed", func(t *testing.T) {
-			c, err := net.Dial("tcp", e.srv.Listener.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			fmt.Fprintf(c, "POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"+
-				"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%s", trMerchant1Key, tt.chunks)
-			c.SetReadDeadline(time.Now().Add(5 * time.Second)) // the body's own deadline is 10 s
-			res, err := http.ReadResponse(bufio.NewReader(c), nil)
-			if err != nil {
-				t.Fatalf("no answer within 5 s: %v", err)
-			}
-			b, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			res, b := rawConversion(t, e, "Transfer-Encoding: chunked\r\n\r\n"+tt.chunks)
 			if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "chunked encoding is malformed") {
 				t.Errorf("%d %s, want 400 saying the chunked encoding is malformed", res.StatusCode, b)
 			}
 		})
 	}
+}
+
+// rawConversion sends merchant 1's conversion over a connection of its
+// own, its request line and key written here and the rest (the body's
+// framing headers, the blank line, the body) as given, and returns the
+// answer, read within 5 s (the body's own deadline is 10 s).
+func rawConversion(t *testing.T, e *trEnv, rest string) (*http.Response, []byte) {
+	t.Helper()
+	c, err := net.Dial("tcp", e.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "POST /V1/Merchant/Conversions HTTP/1.1\r\nHost: x\r\nX-Api-Key: %s\r\n"+
+		"Content-Type: application/json\r\n%s", trMerchant1Key, rest)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer within 5 s: %v", err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res, b
 }
