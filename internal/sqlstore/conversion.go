@@ -122,6 +122,17 @@ func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Co
 		return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
 			"Merchant %d is %s, so no conversion can be credited.", c.MerchantID, merchantStatus)
 	}
+	if p == nil {
+		// The pixel names its merchant in a URL anyone may type.
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM merchants WHERE id = $1`, c.MerchantID).Scan(&n); err != nil {
+			return nil, fmt.Errorf("record conversion: %w", err)
+		}
+		if n == 0 {
+			return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
+				"There is no merchant %d, so no conversion can be credited.", c.MerchantID)
+		}
+	}
 	if p == nil || !p.Commission.Pays() {
 		return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
 			"Merchant %d has no commission terms, so no conversion can be credited.", c.MerchantID)

@@ -409,6 +409,7 @@ func TestRecordConversionUnprocessable(t *testing.T) {
 		{"a suspended affiliate's exclusive coupon with a click that does not credit", withCoupon(conv(1, clickExpired, "U-14"), "DAN")},
 		{"a currency without any rate", withCurrency(conv(1, clickBanner, "U-10"), "EUR")},
 		{"a merchant without a program", conv(3, clickNoProgram, "U-11")},
+		{"a merchant that does not exist, as a pixel's URL may name", conv(99, 0, "U-17")},
 		{"a Suspended merchant's sale, though its exclusive coupon names an active affiliate", withCoupon(conv(4, 0, "U-15"), "FOUR")},
 		{"a Closed merchant's sale, though its exclusive coupon names an active affiliate", withCoupon(conv(5, 0, "U-16"), "FIVE")},
 		{"a program whose Commission has neither Percent nor Flat", conv(7, clickNoTerms, "U-12")},
@@ -430,6 +431,13 @@ func TestRecordConversionUnprocessable(t *testing.T) {
 				}
 			})
 		}
+		t.Run("a merchant that does not exist is named as such, not as one without terms", func(t *testing.T) {
+			c := conv(99, 0, "U-18")
+			_, _, err := s.RecordConversion(context.Background(), &c)
+			if msg := afftrack.ErrorMessage(err); msg != "There is no merchant 99, so no conversion can be credited." {
+				t.Errorf("message %q", msg)
+			}
+		})
 		t.Run("an OrderId refused before is free for a creditable conversion", func(t *testing.T) {
 			c := conv(1, clickBanner, "U-1")
 			if _, created := recordConversion(t, s, db, c); !created {
