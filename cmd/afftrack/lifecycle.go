@@ -70,33 +70,17 @@ func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.Lifec
 func (f lifecycleFlags) recorded(ctx context.Context, db *sqlstore.DB, loc *time.Location, cur string) (*time.Location, string, error) {
 	given := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	zone, err := db.RecordedTimeZone(ctx)
+	zone, err := db.NetworkTimeZone(ctx, loc.String(), given["timezone"])
 	if err != nil {
 		return nil, "", err
 	}
-	switch {
-	case zone == "" || zone == loc.String():
-	case given["timezone"]:
-		return nil, "", afftrack.Errorf(afftrack.EINVALID,
-			"the database was created for time zone %s; --timezone %s would shift every datetime (run with --timezone %s)",
-			zone, loc, zone)
-	default:
+	if zone != loc.String() {
 		if loc, err = time.LoadLocation(zone); err != nil {
 			return nil, "", fmt.Errorf("the database's time zone %q: %w", zone, err)
 		}
 	}
-	stored, err := db.RecordedCurrency(ctx)
-	if err != nil {
+	if cur, err = db.NetworkCurrency(ctx, cur, given["currency"]); err != nil {
 		return nil, "", err
-	}
-	switch {
-	case stored == "" || stored == cur:
-	case given["currency"]:
-		return nil, "", afftrack.Errorf(afftrack.EINVALID,
-			"the database's amounts are in %s; --currency %s would misstate every one of them (run with --currency %s)",
-			stored, cur, stored)
-	default:
-		cur = stored
 	}
 	return loc, cur, nil
 }

@@ -124,11 +124,9 @@ func (s *ConversionService) price(ctx context.Context, q queryer, c *afftrack.Co
 	}
 	if p == nil {
 		// The pixel names its merchant in a URL anyone may type.
-		var n int
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM merchants WHERE id = $1`, c.MerchantID).Scan(&n); err != nil {
+		if exists, err := merchantExists(ctx, q, c.MerchantID); err != nil {
 			return nil, fmt.Errorf("record conversion: %w", err)
-		}
-		if n == 0 {
+		} else if !exists {
 			return nil, afftrack.Errorf(afftrack.EUNPROCESSABLE,
 				"There is no merchant %d, so no conversion can be credited.", c.MerchantID)
 		}

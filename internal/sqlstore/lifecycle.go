@@ -216,10 +216,9 @@ func (s *LifecycleService) ReleasePrepaid(ctx context.Context, now time.Time) (i
 // until, in batches.
 func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until afftrack.Null[time.Time],
 	actor afftrack.Actor, now time.Time) (int, error) {
-	var exists int64
-	if err := s.db.sql.QueryRowContext(ctx, countMerchant, merchantID).Scan(&exists); err != nil {
+	if exists, err := merchantExists(ctx, pooled{s.db}, merchantID); err != nil {
 		return 0, fmt.Errorf("release: %w", err)
-	} else if exists == 0 {
+	} else if !exists {
 		return 0, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", merchantID)
 	}
 	end := int64(1<<62 - 1)

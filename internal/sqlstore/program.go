@@ -34,11 +34,9 @@ func (s *ProgramService) FindProgram(ctx context.Context, merchantID int64) (*af
 		return nil, err
 	}
 	if p == nil {
-		var n int
-		if err := s.db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM merchants WHERE id = $1`, merchantID).Scan(&n); err != nil {
+		if exists, err := merchantExists(ctx, pooled{s.db}, merchantID); err != nil {
 			return nil, fmt.Errorf("find program of merchant %d: %w", merchantID, err)
-		}
-		if n == 0 {
+		} else if !exists {
 			return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", merchantID)
 		}
 		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d has no program", merchantID)
@@ -58,10 +56,9 @@ func (s *ProgramService) SetProgram(ctx context.Context, p *afftrack.Program) er
 	}
 	defer release()
 	defer rollback(tx)
-	var n int64
-	if err := tx.QueryRowContext(ctx, countMerchant, p.MerchantID).Scan(&n); err != nil {
+	if exists, err := merchantExists(ctx, tx, p.MerchantID); err != nil {
 		return fmt.Errorf("set program: %w", err)
-	} else if n == 0 {
+	} else if !exists {
 		return afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", p.MerchantID)
 	}
 	if err := writeProgram(ctx, tx, p); err != nil {
@@ -179,6 +176,13 @@ func loadBannerHosts(ctx context.Context, q queryer, merchantID int64) ([]string
 	}
 	slices.Sort(hosts)
 	return slices.Compact(hosts), nil
+}
+
+// merchantExists reports whether merchant id is stored.
+func merchantExists(ctx context.Context, q queryer, id int64) (bool, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, countMerchant, id).Scan(&n)
+	return n > 0, err
 }
 
 // loadProgramTerms reads what a conversion needs of the merchant's

@@ -24,11 +24,31 @@ func (db *DB) CheckTimeZone(ctx context.Context, name string) error {
 		return fmt.Errorf("record time zone: %w", err)
 	}
 	if stored != name {
-		return afftrack.Errorf(afftrack.EINVALID,
-			"the database was created for time zone %s; --timezone %s would shift every datetime (run with --timezone %s)",
-			stored, name, stored)
+		return timeZoneMismatch(stored, name)
 	}
 	return nil
+}
+
+// NetworkTimeZone returns the network's time zone without recording
+// one: the recorded one, else name. A name the caller was given (given)
+// that is not the recorded one is CheckTimeZone's error.
+func (db *DB) NetworkTimeZone(ctx context.Context, name string, given bool) (string, error) {
+	stored, err := db.setting(ctx, settingTimeZone)
+	switch {
+	case err != nil:
+		return "", err
+	case stored == "" || stored == name:
+		return name, nil
+	case given:
+		return "", timeZoneMismatch(stored, name)
+	}
+	return stored, nil
+}
+
+func timeZoneMismatch(stored, name string) error {
+	return afftrack.Errorf(afftrack.EINVALID,
+		"the database was created for time zone %s; --timezone %s would shift every datetime (run with --timezone %s)",
+		stored, name, stored)
 }
 
 // settingCurrency is the settings row of the network's currency.
@@ -44,17 +64,29 @@ func (db *DB) CheckCurrency(ctx context.Context, code string) error {
 		return fmt.Errorf("record currency: %w", err)
 	}
 	if stored != code {
-		return afftrack.Errorf(afftrack.EINVALID,
-			"the database's amounts are in %s; --currency %s would misstate every one of them (run with --currency %s)",
-			stored, code, stored)
+		return currencyMismatch(stored, code)
 	}
 	return nil
 }
 
-// RecordedTimeZone returns the network's time zone as the database
-// recorded it, or "" if none is recorded yet.
-func (db *DB) RecordedTimeZone(ctx context.Context) (string, error) {
-	return db.setting(ctx, settingTimeZone)
+// NetworkCurrency is NetworkTimeZone for the network's currency.
+func (db *DB) NetworkCurrency(ctx context.Context, code string, given bool) (string, error) {
+	stored, err := db.RecordedCurrency(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case stored == "" || stored == code:
+		return code, nil
+	case given:
+		return "", currencyMismatch(stored, code)
+	}
+	return stored, nil
+}
+
+func currencyMismatch(stored, code string) error {
+	return afftrack.Errorf(afftrack.EINVALID,
+		"the database's amounts are in %s; --currency %s would misstate every one of them (run with --currency %s)",
+		stored, code, stored)
 }
 
 // RecordedCurrency returns the network's currency as the database
@@ -82,9 +114,8 @@ func (db *DB) recordSetting(ctx context.Context, name, value string) (string, er
 		ON CONFLICT (name) DO NOTHING`, name, value); err != nil {
 		return "", err
 	}
-	var stored string
-	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&stored)
-	if errors.Is(err, sql.ErrNoRows) {
+	stored, err := db.setting(ctx, name)
+	if err == nil && stored == "" {
 		return "", errors.New("the setting vanished")
 	}
 	return stored, err
@@ -94,13 +125,12 @@ func (db *DB) recordSetting(ctx context.Context, name, value string) (string, er
 // recorded time_zone (UTC while none is recorded), as a record the
 // network stamps carries it.
 func (db *DB) networkNow(ctx context.Context) (time.Time, error) {
-	var zone string
-	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, settingTimeZone).Scan(&zone)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	zone, err := db.setting(ctx, settingTimeZone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if zone == "" {
 		return afftrack.WallClock(db.clock(), time.UTC), nil
-	case err != nil:
-		return time.Time{}, fmt.Errorf("read the time zone: %w", err)
 	}
 	loc, err := time.LoadLocation(zone)
 	if err != nil {

@@ -17,10 +17,9 @@ func (s *LifecycleService) Validate(ctx context.Context, merchantID int64, actor
 	rows []afftrack.Validation) ([]afftrack.ValidationResult, error) {
 	// A merchant calling the API exists; the command line may name one
 	// that does not, which is its error rather than every row's.
-	var exists int64
-	if err := s.db.queryRow(ctx, countMerchant, merchantID).Scan(&exists); err != nil {
+	if exists, err := merchantExists(ctx, pooled{s.db}, merchantID); err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
-	} else if exists == 0 {
+	} else if !exists {
 		return nil, afftrack.Errorf(afftrack.ENOTFOUND, "merchant %d not found", merchantID)
 	}
 	results := make([]afftrack.ValidationResult, len(rows))
