@@ -248,9 +248,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	for _, s := range servers {
 		go func() { served <- s.http.Serve(s.ln) }()
 	}
-	fmt.Fprintf(env.stdout, "afftrack listening on http://%s\n", servers[0].ln.Addr())
+	fmt.Fprintf(env.stdout, "afftrack listening on http://%s\n", shownAddr(cfg.Addr, servers[0].ln.Addr()))
 	if len(servers) > 1 {
-		fmt.Fprintf(env.stdout, "afftrack metrics on http://%s/metrics\n", servers[1].ln.Addr())
+		fmt.Fprintf(env.stdout, "afftrack metrics on http://%s/metrics\n", shownAddr(cfg.MetricsAddr, servers[1].ln.Addr()))
 	}
 	logger.Info("listening", "addr", servers[0].ln.Addr().String(), "db", redactDSN(dsn), "timezone", loc.String(),
 		"key_cache_ttl", cfg.KeyCacheTTL.String())
@@ -481,6 +481,20 @@ func derivePublicURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// shownAddr is the address a listener got, as the operator gave it: Go
+// listens on every interface of both families for "0.0.0.0:8080" and
+// reports "[::]:8080", which reads as if the operator's choice were
+// ignored. The given host is kept; the port is the one got, so that
+// ":0" shows the port the kernel picked.
+func shownAddr(given string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(given)
+	_, port, err2 := net.SplitHostPort(got.String())
+	if err != nil || err2 != nil || host == "" {
+		return got.String()
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // listStreams is how many transaction lists serve streams at once. A list

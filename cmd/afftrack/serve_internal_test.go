@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"net"
+	"testing"
+)
 
 func TestListStreamsLeaveConnectionsForOtherRequests(t *testing.T) {
 	for _, tt := range []struct {
@@ -18,6 +21,28 @@ func TestListStreamsLeaveConnectionsForOtherRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := listStreams(tt.requested, tt.dbConns); got != tt.want {
 				t.Errorf("listStreams(%d, %d) = %d, want %d", tt.requested, tt.dbConns, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTheListeningLineShowsTheAddressAsGiven(t *testing.T) {
+	for _, tt := range []struct {
+		name, given, got, want string
+	}{
+		{"every IPv4 interface stays 0.0.0.0", "0.0.0.0:8080", "[::]:8080", "0.0.0.0:8080"},
+		{"a port the kernel picked is shown", "127.0.0.1:0", "127.0.0.1:41234", "127.0.0.1:41234"},
+		{"a host name is kept", "localhost:8080", "127.0.0.1:8080", "localhost:8080"},
+		{"no host shows what was got", ":8080", "[::]:8080", "[::]:8080"},
+		{"an IPv6 host keeps its brackets", "[::1]:0", "[::1]:5000", "[::1]:5000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := net.ResolveTCPAddr("tcp", tt.got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := shownAddr(tt.given, got); s != tt.want {
+				t.Errorf("shownAddr(%q, %s) = %q, want %q", tt.given, tt.got, s, tt.want)
 			}
 		})
 	}
