@@ -53,7 +53,9 @@ and rule.`)
 		return err
 	}
 	defer db.Close()
-	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
+	// Refused at once rather than after reading the file; the import
+	// itself records the zone, in its transaction.
+	if _, err := db.NetworkTimeZone(ctx, loc.String(), true); err != nil {
 		return err
 	}
 	// The file is read a chunk at a time while the store writes the chunks
@@ -68,7 +70,9 @@ and rule.`)
 	}
 	rd := importfile.NewReader(r, importfile.Options{Location: loc})
 	defer rd.Close()
-	n, err := sqlstore.NewImportService(db).ImportChunks(ctx, rd.Next)
+	svc := sqlstore.NewImportService(db)
+	svc.TimeZone = loc.String()
+	n, err := svc.ImportChunks(ctx, rd.Next)
 	if err != nil {
 		return err
 	}

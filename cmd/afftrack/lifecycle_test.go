@@ -388,3 +388,22 @@ func TestMaintenanceCommandsTakeTheNetworksZoneAndCurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestAFailedImportLeavesTheZoneOpen: an operator whose first import fails
+// (here under the default zone) corrects the file and the zone, and the
+// second import is not refused for a zone the first recorded.
+func TestAFailedImportLeavesTheZoneOpen(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "net.db")
+	broken := writeFile(t, "broken.json", `{"Merchants":[{"Id":1,"Name":"Shop"}],"Memberships":[{"AffiliateId":9,"MerchantId":1}]}`)
+	if out, err := afftrack(t, nil, "import", "--db", dsn, broken); exitCodeOf(err) != 1 {
+		t.Fatalf("import of a membership of an affiliate that does not exist: %v\n%s", err, out)
+	}
+	fixed := writeFile(t, "fixed.json", `{"Merchants":[{"Id":1,"Name":"Shop"}]}`)
+	if out, err := afftrack(t, nil, "import", "--db", dsn, "--timezone", "Australia/Sydney", fixed); err != nil {
+		t.Fatalf("import under the corrected zone: %v\n%s", err, out)
+	}
+	out, err := afftrack(t, nil, "import", "--db", dsn, fixed)
+	if code := exitCodeOf(err); code != 1 || !strings.Contains(out, "created for time zone Australia/Sydney; --timezone UTC") {
+		t.Errorf("a third import under UTC: exit %d\n%s\nwant exit 1 naming both zones", code, out)
+	}
+}

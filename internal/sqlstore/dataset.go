@@ -21,6 +21,13 @@ type ImportService struct {
 	// clock of the network's zone carried in UTC. Nil means the current
 	// wall clock of the zone the database recorded (UTC before one is).
 	Now func() time.Time
+
+	// TimeZone is the zone the file's datetimes were converted to. The
+	// import records it as the network's in its own transaction, or fails
+	// if another is recorded: a failed import records nothing, so a second
+	// try under a corrected --timezone is not refused. Empty records and
+	// checks nothing.
+	TimeZone string
 }
 
 // NewImportService returns an ImportService on db.
@@ -108,7 +115,7 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {
 	now := s.Now
 	if now == nil {
-		t, err := s.db.networkNow(ctx)
+		t, err := s.importTime(ctx)
 		if err != nil {
 			return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
 		}
@@ -135,6 +142,15 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	defer rollback(tx)
 	if err := s.db.dialect.beginImport(ctx, tx); err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
+	}
+	if s.TimeZone != "" {
+		stored, err := recordSetting(ctx, tx, settingTimeZone, s.TimeZone)
+		if err != nil {
+			return afftrack.ImportSummary{}, fmt.Errorf("import: record time zone: %w", err)
+		}
+		if stored != s.TimeZone {
+			return afftrack.ImportSummary{}, timeZoneMismatch(stored, s.TimeZone)
+		}
 	}
 	if bulk != nil {
 		if err := bulk.dropIndexes(ctx, tx); err != nil {
@@ -201,6 +217,19 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 		_ = s.db.dialect.analyze(context.WithoutCancel(ctx), s.db.sql)
 	}
 	return im.summary, nil
+}
+
+// importTime is the import's "now": the wall clock of the zone it is to
+// record, else of the one the database recorded.
+func (s *ImportService) importTime(ctx context.Context) (time.Time, error) {
+	if s.TimeZone == "" {
+		return s.db.networkNow(ctx)
+	}
+	loc, err := time.LoadLocation(s.TimeZone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return afftrack.WallClock(s.db.clock(), loc), nil
 }
 
 // importer is the state of one Import: its transaction, its prepared

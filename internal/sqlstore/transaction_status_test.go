@@ -114,6 +114,33 @@ func TestCheckTimeZone(t *testing.T) {
 	})
 }
 
+func TestAnImportRecordsItsTimeZoneOnlyWhenItCommits(t *testing.T) {
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		imp := sqlstore.NewImportService(db)
+		imp.TimeZone = "UTC"
+		_, err := imp.Import(ctx, &afftrack.Dataset{Memberships: []afftrack.Membership{{AffiliateID: 1, MerchantID: 1}}})
+		if err == nil {
+			t.Fatal("an import of a membership of accounts that do not exist succeeded")
+		}
+		if zone, err := db.NetworkTimeZone(ctx, "Australia/Sydney", true); err != nil || zone != "Australia/Sydney" {
+			t.Fatalf("after the failed import: NetworkTimeZone = %q, %v; want none recorded", zone, err)
+		}
+
+		imp.TimeZone = "Australia/Sydney"
+		if _, err := imp.Import(ctx, &afftrack.Dataset{}); err != nil {
+			t.Fatalf("the import under the corrected zone: %v", err)
+		}
+		wantError(t, db.CheckTimeZone(ctx, "UTC"), afftrack.EINVALID,
+			"the database was created for time zone Australia/Sydney; --timezone UTC would shift every datetime (run with --timezone Australia/Sydney)")
+
+		imp.TimeZone = "Europe/Paris"
+		_, err = imp.Import(ctx, &afftrack.Dataset{})
+		wantError(t, err, afftrack.EINVALID,
+			"the database was created for time zone Australia/Sydney; --timezone Europe/Paris would shift every datetime (run with --timezone Australia/Sydney)")
+	})
+}
+
 func TestCheckCurrency(t *testing.T) {
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
