@@ -2,8 +2,10 @@ package afftrack
 
 import (
 	"context"
+	"net/netip"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -22,8 +24,21 @@ func ValidNotificationURL(template string) error {
 	if len(template) > MaxNotificationURLLength {
 		return Errorf(EINVALID, "is %d bytes long; at most %d", len(template), MaxNotificationURLLength)
 	}
-	plain := notificationShortcode.ReplaceAllString(template, "x")
+	// Only the shortcodes are set aside: other bracketed text stays as
+	// written when the URL is made, so it must be valid where it stands
+	// ("http://[Foo]/" is no host).
+	var dummy Transaction
+	var ids [4]string
+	plain := notificationShortcode.ReplaceAllStringFunc(template, func(code string) string {
+		if _, ok := notificationShortcodeValue(code[1:len(code)-1], &dummy, &ids); ok {
+			return "x"
+		}
+		return code
+	})
 	u, err := url.Parse(plain)
+	if err == nil && strings.HasPrefix(u.Host, "[") {
+		_, err = netip.ParseAddr(u.Hostname())
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return Errorf(EINVALID, "%q is not an absolute http or https URL (with [Shortcodes]) without user information", template)
 	}

@@ -25,13 +25,16 @@ func formatDateTime(t time.Time) string { return t.Format(dateTimeLayout) }
 // UniqueIds of the click the transaction came from. A null value is
 // written as nothing; other bracketed text stays as written.
 //
-// Only the values are escaped, not the template: the affiliate wrote the
-// template as the URL they want, so its own separators and
-// percent-encoding are theirs to keep, while a value ("&", "#", space)
-// must not be able to add a parameter or cut the URL short.
+// The values are escaped; the template keeps its own separators and
+// percent-encoding, which are the affiliate's to choose, while a value
+// ("&", "#", space) must not be able to add a parameter or cut the URL
+// short. What follows the template's host is made a valid URL text first
+// (canonicalURLText): a raw space or "ü" there would make an HTTP client
+// re-encode the whole path when it sends it, and so decode a value's
+// "%2F" into a "/" of the path.
 func ExpandNotificationURL(template string, t *Transaction, uniqueIDs [4]string) string {
 	var b strings.Builder
-	s := template
+	s := canonicalURLText(template)
 	for {
 		end := strings.IndexByte(s, ']')
 		if end < 0 {
@@ -95,4 +98,55 @@ func notificationShortcodeValue(name string, t *Transaction, uniqueIDs *[4]strin
 		return formatDateTime(t.DateCreated), true
 	}
 	return "", false
+}
+
+// canonicalURLText returns u with every byte after its host that may not
+// stand in a URL as written (a space, a control character, a byte of a
+// non-ASCII letter, and "\"<>^`{|}) percent-encoded, so that a client
+// sends the text as it is. The scheme and host are left alone.
+func canonicalURLText(u string) string {
+	start := 0
+	if i := strings.Index(u, "://"); i >= 0 && !strings.ContainsAny(u[:i], "/?#") {
+		start = i + 3
+		if j := strings.IndexAny(u[start:], "/?#"); j >= 0 {
+			start += j
+		} else {
+			return u
+		}
+	}
+	var b strings.Builder
+	for i := start; i < len(u); i++ {
+		c := u[i]
+		if urlTextByte(c) {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(u) + 16)
+			b.WriteString(u[:start])
+		}
+		b.WriteString(u[start:i])
+		b.WriteString(percentEncoded(c))
+		start = i + 1
+	}
+	if b.Len() == 0 {
+		return u
+	}
+	b.WriteString(u[start:])
+	return b.String()
+}
+
+// urlTextByte reports whether c may stand as written in a URL's path,
+// query or fragment: RFC 3986's unreserved and reserved characters and
+// "%", with "[" and "]", which clients leave alone there.
+func urlTextByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
+}
+
+func percentEncoded(c byte) string {
+	const hex = "0123456789ABCDEF"
+	return string([]byte{'%', hex[c>>4], hex[c&15]})
 }

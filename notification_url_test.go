@@ -70,6 +70,11 @@ func TestExpandNotificationURL(t *testing.T) {
 			func(t *Transaction) { t.OrderID = "café€" }, ids, "https://a.example/?o=caf%C3%A9%E2%82%AC"},
 		{"the template's own encoding is kept", "https://a.example/?q=a%20b&o=[OrderId]", nil, ids,
 			"https://a.example/?q=a%20b&o=A-1"},
+		{"the template's raw unicode and spaces after its host are encoded", "https://a.example/größe/sp ace/[OrderId]?q=é f",
+			func(t *Transaction) { t.OrderID = "a/b&c" }, ids, "https://a.example/gr%C3%B6%C3%9Fe/sp%20ace/a%2Fb%26c?q=%C3%A9%20f"},
+		{"the template's characters no URL may hold are encoded", "https://a.example/{a}|\\^`\"<>/[OrderId]", nil, ids,
+			"https://a.example/%7Ba%7D%7C%5C%5E%60%22%3C%3E/A-1"},
+		{"a template's host is left alone", "https://bücher.example/[OrderId]", nil, ids, "https://bücher.example/A-1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +104,54 @@ func TestExpandNotificationURLValuesDecodeToWhatTheAPIWrites(t *testing.T) {
 	}
 	if u.Fragment != "" {
 		t.Errorf("fragment = %q, want none", u.Fragment)
+	}
+}
+
+// TestAnExpandedURLIsSentAsWritten: net/http sends a URL's path as
+// written only when it is a valid encoding (url.URL.EscapedPath);
+// otherwise it encodes the decoded path again, and a value's "%2F"
+// becomes a "/" the receiver splits on.
+func TestAnExpandedURLIsSentAsWritten(t *testing.T) {
+	tx := notificationTestTransaction()
+	tx.OrderID = "a/b&c=d+e"
+	for _, template := range []string{
+		"http://127.0.0.1:9/größe/[OrderId]/[UniqueId]/end",
+		"http://127.0.0.1:9/sp ace/[OrderId]/[uniqueid]",
+		"http://127.0.0.1:9/{x}/[OrderId]?q=ü ß#frag ment",
+	} {
+		got := ExpandNotificationURL(template, tx, [4]string{"a b&c=d#e/f?g+h%2F"})
+		u, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("url.Parse(%q): %v", got, err)
+		}
+		path, _, _ := strings.Cut(strings.TrimPrefix(got, "http://127.0.0.1:9"), "?")
+		path, _, _ = strings.Cut(path, "#")
+		if sent := u.EscapedPath(); sent != path {
+			t.Errorf("ExpandNotificationURL(%q) = %q, sent with the path %q", template, got, sent)
+		}
+	}
+}
+
+func TestValidNotificationURL(t *testing.T) {
+	for _, tt := range []struct {
+		name, template string
+		ok             bool
+	}{
+		{"an https URL with shortcodes is valid", "https://aff.example/pb?o=[OrderId]&t=[TransactionId]", true},
+		{"a shortcode may stand in the host", "https://[UniqueId].aff.example/pb", true},
+		{"an IPv6 host is valid", "http://[2001:db8::1]:8080/pb/[OrderId]", true},
+		{"unknown bracketed text in the path stays and is valid", "https://aff.example/[Foo]/pb", true},
+		{"unknown bracketed text as the host is no host", "http://[Foo]/x", false},
+		{"a relative URL is refused", "/pb?o=[OrderId]", false},
+		{"another scheme is refused", "ftp://aff.example/[OrderId]", false},
+		{"user information is refused", "https://u:p@aff.example/", false},
+		{"a shortcode cannot supply the scheme", "[OrderId]://aff.example/", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := ValidNotificationURL(tt.template); (err == nil) != tt.ok {
+				t.Errorf("ValidNotificationURL(%q) = %v; want valid %v", tt.template, err, tt.ok)
+			}
+		})
 	}
 }
 
@@ -178,6 +231,18 @@ func FuzzExpandNotificationURL(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("ExpandNotificationURL(%q) with OrderId %q and UniqueId %q changed the URL (-plain +hostile):\n%s",
 				template, orderID, uniqueID, diff)
+		}
+		// And a client sends its path as written (see
+		// TestAnExpandedURLIsSentAsWritten).
+		expanded := ExpandNotificationURL(template, hostile, [4]string{uniqueID, uniqueID, uniqueID, uniqueID})
+		eu, _ := url.Parse(expanded)
+		scheme, rest, ok := strings.Cut(expanded, "://")
+		if i := strings.IndexAny(rest, "/?#"); ok && i >= 0 && eu.Host != "" && strings.EqualFold(scheme, eu.Scheme) {
+			written, _, _ := strings.Cut(rest[i:], "#")
+			written, _, _ = strings.Cut(written, "?")
+			if eu.EscapedPath() != written {
+				t.Fatalf("ExpandNotificationURL(%q) = %q is sent with the path %q", template, expanded, eu.EscapedPath())
+			}
 		}
 	})
 }
