@@ -50,7 +50,7 @@ func startPrivatePostgres(t *testing.T) *privatePostgres {
 	if out, err := exec.Command("install", "-d", "-o", "postgres", "-m", "0700", pg.dir).CombinedOutput(); err != nil {
 		t.Fatalf("make data directory: %v\n%s", err, out)
 	}
-	pg.run(t, "initdb", "-D", pg.dir, "-A", "trust", "-U", "postgres", "--no-sync")
+	pg.run(t, "initdb", "-D", pg.dir, "-A", "trust", "-U", "postgres", "--no-sync", "--encoding", "UTF8", "--locale", "C.UTF-8")
 	pg.start(t)
 	t.Cleanup(func() { pg.ctl(t, "stop", "-m", "immediate") })
 	return pg

@@ -71,9 +71,13 @@ type dialect interface {
 	// tables after a large write, as autovacuum would later.
 	analyze(ctx context.Context, db *sql.DB) error
 
-	// foldFunc names the SQL function that folds text for a
-	// case-insensitive comparison of whole values.
-	foldFunc() string
+	// fold is the SQL expression that folds the text expr for a
+	// case-insensitive comparison of whole values, as foldText does.
+	fold(expr string) string
+
+	// checkText reports a database whose text the fold cannot fold as
+	// foldText does.
+	checkText(ctx context.Context, db *sql.DB) error
 
 	// prepares reports whether the hot reads should run through statements
 	// the DB prepares and holds, which pays where the driver parses every

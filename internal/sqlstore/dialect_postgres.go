@@ -179,9 +179,31 @@ func (postgresDialect) analyze(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// foldFunc is lower() on PostgreSQL, which folds every script in a
-// UTF-8 locale.
-func (postgresDialect) foldFunc() string { return "lower" }
+// fold is lower(upper()) on PostgreSQL, which in a UTF-8 locale folds
+// every script as foldText does.
+func (postgresDialect) fold(expr string) string { return "lower(upper(" + expr + "))" }
+
+// foldProbe is text whose folding tells a UTF-8 locale from one that
+// folds ASCII only (LC_CTYPE C) or a database not encoded in UTF-8.
+const foldProbe = "ÉΣς"
+
+// checkText refuses a database whose locale folds ASCII only: every text
+// filter would then ignore the case of ASCII letters alone, unlike
+// SQLite's and the lists filtered in Go.
+func (d postgresDialect) checkText(ctx context.Context, db *sql.DB) error {
+	var folded, ctype string
+	err := db.QueryRowContext(ctx, `SELECT `+d.fold("$1::text")+`, current_setting('lc_ctype')`, foldProbe).
+		Scan(&folded, &ctype)
+	if err != nil {
+		return fmt.Errorf("check the postgres database's text folding: %w", err)
+	}
+	if folded != foldText(foldProbe) {
+		return fmt.Errorf("open postgres database: its locale (LC_CTYPE %s) does not fold the case of "+
+			"non-ASCII letters, which the API's text filters ignore; use a database created with a UTF-8 locale "+
+			"(CREATE DATABASE afftrack ENCODING 'UTF8' LOCALE 'C.UTF-8' TEMPLATE template0)", ctype)
+	}
+	return nil
+}
 
 // prepares is false on PostgreSQL: pgx caches a prepared statement per
 // query on each connection already (see stmt.go).

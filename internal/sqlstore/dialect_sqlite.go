@@ -239,9 +239,12 @@ func (sqliteDialect) checkRebuild(ctx context.Context, tx *sql.Tx) error {
 // queries need without statistics.
 func (sqliteDialect) analyze(context.Context, *sql.DB) error { return nil }
 
-// foldFunc is a function of ours on SQLite, whose lower() folds ASCII
+// fold is a function of ours on SQLite, whose lower() folds ASCII
 // only: the contract's filters ignore case in every script.
-func (sqliteDialect) foldFunc() string { return sqliteFoldFunc }
+func (sqliteDialect) fold(expr string) string { return sqliteFoldFunc + "(" + expr + ")" }
+
+// checkText has nothing to check on SQLite: the fold is ours.
+func (sqliteDialect) checkText(context.Context, *sql.DB) error { return nil }
 
 // sqliteFoldFunc is the name under which foldText is registered with the
 // SQLite driver.
@@ -263,9 +266,12 @@ func init() {
 		})
 }
 
-// foldText folds s for comparison ignoring case, as PostgreSQL's lower()
-// does in a UTF-8 locale.
-func foldText(s string) string { return strings.ToLower(s) }
+// foldText folds s for comparison ignoring case, as PostgreSQL's
+// lower(upper()) does in a UTF-8 locale. Lower case alone would miss
+// the letters of several forms: upper-case Greek ΝΊΚΟΣ is νίκοσ, while
+// the stored Νίκος is νίκος with its final ς; through upper case both are
+// νίκοσ.
+func foldText(s string) string { return strings.ToLower(strings.ToUpper(s)) }
 
 // prepares is true on SQLite: modernc keeps no statement cache, and
 // parsing a lookup's query took nearly half of its CPU.

@@ -165,6 +165,10 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := db.dialect.checkText(ctx, db.sql); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

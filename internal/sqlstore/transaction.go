@@ -339,8 +339,7 @@ func (w *whereBuilder) text(column string, v afftrack.Null[string]) {
 		return
 	}
 	w.args = append(w.args, v.Value)
-	fold := w.d.foldFunc()
-	w.b.WriteString(" AND " + fold + "(" + column + ") = " + fold + "($" + strconv.Itoa(len(w.args)) + ")")
+	w.b.WriteString(" AND " + w.d.fold(column) + " = " + w.d.fold("$"+strconv.Itoa(len(w.args))))
 }
 
 // UpdateTransactionStatus applies c in one guarded UPDATE: it changes the

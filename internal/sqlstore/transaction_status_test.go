@@ -92,10 +92,24 @@ func TestFindTransactionsFoldsEveryScript(t *testing.T) {
 		tr.ID = 901
 		tr.CreativeName = afftrack.Some("ÉTÉ Ünïcode Straße")
 		mustImport(t, db, &afftrack.Dataset{Transactions: []afftrack.TransactionRecord{{Transaction: tr}}})
-		f := march(t, afftrack.ByDateCreated)
-		f.CreativeName = afftrack.Some("été ünïcode straße")
-		if diff := cmp.Diff([]int64{901}, listIDs(t, db, f)); diff != "" {
-			t.Errorf("ids (-want +got):\n%s", diff)
+		tr.ID = 902
+		tr.CreativeName = afftrack.Some("Νίκος")
+		mustImport(t, db, &afftrack.Dataset{Transactions: []afftrack.TransactionRecord{{Transaction: tr}}})
+		for _, tt := range []struct {
+			name, filter string
+			want         []int64
+		}{
+			{"accented Latin in lower case finds it in upper case", "été ünïcode straße", []int64{901}},
+			{"an upper-case Greek word finds it with its final sigma", "ΝΊΚΟΣ", []int64{902}},
+			{"a lower-case Greek word with a middle sigma finds the final one", "νίκοσ", []int64{902}},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				f := march(t, afftrack.ByDateCreated)
+				f.CreativeName = afftrack.Some(tt.filter)
+				if diff := cmp.Diff(tt.want, listIDs(t, db, f)); diff != "" {
+					t.Errorf("creativeName %q: ids (-want +got):\n%s", tt.filter, diff)
+				}
+			})
 		}
 	})
 }
