@@ -92,10 +92,11 @@ type dialect interface {
 	// ids an import wrote, in the import's transaction.
 	syncTransactionIDs(ctx context.Context, tx *sql.Tx) error
 
-	// skipLocked ends a subquery that picks rows to claim: on PostgreSQL
-	// rows another transaction is claiming are skipped; SQLite's writes
-	// are serial and need nothing.
-	skipLocked() string
+	// skipLocked ends a query that picks rows of the table (or alias) of
+	// to claim: on PostgreSQL it locks them, skipping rows another
+	// transaction is claiming; SQLite's writes are serial and need
+	// nothing.
+	skipLocked(of string) string
 	// forUpdate ends a query that reads a row its transaction will
 	// change: on PostgreSQL it locks the row, so a concurrent change waits
 	// and then reads what this one wrote; on SQLite the write transaction

@@ -37,7 +37,7 @@ func (postgresDialect) lockPayouts(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
+func (postgresDialect) skipLocked(of string) string { return " FOR UPDATE OF " + of + " SKIP LOCKED" }
 
 func (postgresDialect) forUpdate() string { return " FOR UPDATE OF t" }
 

@@ -89,7 +89,7 @@ func openSQLite(ctx context.Context, path string, memory bool) (*DB, error) {
 // database's one write lock from BEGIN.
 func (sqliteDialect) lockPayouts(context.Context, *sql.Tx) error { return nil }
 
-func (sqliteDialect) skipLocked() string { return "" }
+func (sqliteDialect) skipLocked(string) string { return "" }
 
 func (sqliteDialect) forUpdate() string { return "" }
 

@@ -89,8 +89,8 @@ func (s *LifecycleService) transition(ctx context.Context, q queryer, ids []int6
 func (s *LifecycleService) LockDue(ctx context.Context, now time.Time) (int, error) {
 	return s.inBatches(ctx, batchStep{
 		what: "lock due transactions",
-		query: `SELECT id FROM transactions WHERE status2 = $1 AND validation_date <= $2
-		ORDER BY validation_date, id LIMIT $3`,
+		query: `SELECT t.id FROM transactions t WHERE t.status2 = $1 AND t.validation_date <= $2
+		ORDER BY t.validation_date, t.id LIMIT $3`,
 		args: []any{int64(afftrack.Status2Pending), toMillis(now), lifecycleBatch},
 		from: afftrack.Status2Pending, to: afftrack.Status2Locked, actor: afftrack.ActorLifecycle,
 		reason: "validation date reached", now: now,
@@ -102,8 +102,9 @@ func (s *LifecycleService) LockDue(ctx context.Context, now time.Time) (int, err
 }
 
 // batchStep is one kind of batch of the scheduled work: the ids its query
-// selects (at most lifecycleBatch), the change made to them, and what
-// else the same database transaction does with those changed.
+// selects (at most lifecycleBatch, of transactions aliased t), the change
+// made to them, and what else the same database transaction does with
+// those changed.
 type batchStep struct {
 	what     string // for errors
 	query    string
@@ -140,7 +141,11 @@ func (s *LifecycleService) batch(ctx context.Context, step batchStep) (n int, fu
 	}
 	defer release()
 	defer rollback(tx)
-	ids, err := selectIDs(ctx, tx, step.query, step.args...)
+	// On PostgreSQL the batch is locked as it is picked, rows another run
+	// holds skipped: two runs at once (replicas, a cron job) then take
+	// different batches, where each UPDATE locking its rows in the order
+	// of its plan could deadlock the other.
+	ids, err := selectIDs(ctx, tx, step.query+s.db.dialect.skipLocked("t"), step.args...)
 	if err != nil {
 		return 0, false, err
 	}
@@ -228,8 +233,8 @@ func (s *LifecycleService) Release(ctx context.Context, merchantID int64, until 
 	return s.inBatches(ctx, batchStep{
 		what: "release",
 		// status2 = 2 (Locked) is written out for the partial index of 0012.
-		query: `SELECT id FROM transactions WHERE merchant_id = $1 AND status2 = 2
-		AND date_created < $2 ORDER BY id LIMIT $3`,
+		query: `SELECT t.id FROM transactions t WHERE t.merchant_id = $1 AND t.status2 = 2
+		AND t.date_created < $2 ORDER BY t.id LIMIT $3`,
 		args: []any{merchantID, end, lifecycleBatch},
 		from: afftrack.Status2Locked, to: afftrack.Status2Approved, actor: actor,
 		reason: "released: the network has the merchant's money", now: now,

@@ -388,6 +388,47 @@ func TestLockDueConcurrently(t *testing.T) {
 	eachReplicaPair(t, run)
 }
 
+// TestLockDueSkipsRowsAnotherRunHolds: on PostgreSQL a run takes only the
+// due rows no other transaction holds, so two runs at once never wait on
+// each other's rows (and so cannot deadlock); the next pass takes the
+// rest.
+func TestLockDueSkipsRowsAnotherRunHolds(t *testing.T) {
+	if len(storetest.Backends(t)) < 2 {
+		t.Skip("PostgreSQL only: SQLite's writes are serial")
+	}
+	db := storetest.Open(t, storetest.Postgres)
+	lcLoaded(t, db)
+	var imported afftrack.Dataset
+	for i := range 3 {
+		imported.Transactions = append(imported.Transactions,
+			lcImported(t, int64(10000+i), 2, "2024-01-01T00:00:00", "2024-03-01T00:00:00", afftrack.Status2Pending))
+	}
+	mustImport(t, db, &imported)
+	ctx := context.Background()
+	holder, err := db.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	var id int64
+	if err := holder.QueryRowContext(ctx, `SELECT id FROM transactions WHERE id = 10001 FOR UPDATE`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	now := dt(t, trackingNow)
+	lc := sqlstore.NewLifecycleService(db, "AUD", func() time.Time { return now })
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if n, err := lc.LockDue(wait, now); err != nil || n != 2 {
+		t.Fatalf("LockDue beside a held row = %d, %v; want the 2 others at once", n, err)
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := lc.LockDue(ctx, now); err != nil || n != 1 {
+		t.Errorf("LockDue once the row is free = %d, %v; want 1", n, err)
+	}
+}
+
 // eachReplicaPair runs run with two DBs on one database: on a SQLite file
 // and on PostgreSQL (when its URL is set) as two replicas with DBs of
 // their own, and as two goroutines sharing one DB on SQLite in memory and

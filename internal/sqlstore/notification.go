@@ -51,7 +51,7 @@ func (s *NotificationService) ClaimNotifications(ctx context.Context, c afftrack
 	// function), then at most perAffiliate of each affiliate kept.
 	rows, err := s.db.sql.QueryContext(ctx, `WITH candidate AS (
 		SELECT id, affiliate_id, next_attempt FROM notifications WHERE state = $2 AND next_attempt <= $3`+skip+`
-		ORDER BY next_attempt, id LIMIT $4`+s.db.dialect.skipLocked()+`),
+		ORDER BY next_attempt, id LIMIT $4`+s.db.dialect.skipLocked("notifications")+`),
 	ranked AS (
 		SELECT id, next_attempt, ROW_NUMBER() OVER (PARTITION BY affiliate_id ORDER BY next_attempt, id) AS nth
 		FROM candidate),
