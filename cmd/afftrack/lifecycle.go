@@ -315,6 +315,9 @@ POST /V1/Merchant/Validations, and its result printed.`)
 // the report.
 func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
 	cr := csv.NewReader(importfile.BoundCSVRecords(r))
+	// A spreadsheet drops a row's empty cells at its end; a row that
+	// long or shorter is read, one longer gets a Problem of its own.
+	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
 		return nil, nil, fmt.Errorf("line 1: a header OrderId,Action,Reason,SaleValue is needed")
@@ -363,7 +366,12 @@ func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
 			}
 			return ""
 		}
-		rows = append(rows, validationRow(get("OrderId"), get("Action"), get("Reason"), get("SaleValue")))
+		v := validationRow(get("OrderId"), get("Action"), get("Reason"), get("SaleValue"))
+		if len(rec) > len(header) {
+			v.Problem = fmt.Sprintf("The row has %d fields; the header names %d (a comma in an unquoted Reason?).",
+				len(rec), len(header))
+		}
+		rows = append(rows, v)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -277,8 +278,19 @@ func writePayoutsCSV(out io.Writer, payouts []afftrack.Payout) error {
 			gst = inv.GST.Value.String()
 		}
 		w.Write([]string{strconv.FormatInt(inv.ID, 10), inv.Number, strconv.FormatInt(inv.AffiliateID, 10),
-			p.BusinessName, p.ContactName, inv.SubTotal.String(), gst, inv.Total.String()})
+			inertCell(p.BusinessName), inertCell(p.ContactName), inv.SubTotal.String(), gst, inv.Total.String()})
 	}
 	w.Flush()
 	return w.Error()
+}
+
+// inertCell is a name an affiliate chose, made safe to open in a
+// spreadsheet: one that begins as a formula would (=, +, -, @, a tab or a
+// carriage return) gets a leading apostrophe, which spreadsheets read as
+// "text" and do not show.
+func inertCell(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
 }

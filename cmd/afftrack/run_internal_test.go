@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/afftrack/afftrack"
 )
 
 func TestErrorTextIsOneLineATerminalShowsAsItIs(t *testing.T) {
@@ -59,6 +64,26 @@ func TestACommandWhoseOutputIsLostFails(t *testing.T) {
 	}
 }
 
+func TestAValidationsFileWithRowsOfOtherLengths(t *testing.T) {
+	file := "OrderId,Action,Reason,SaleValue\nG-5,Approve\nG-6,Void,Cancelled Order,,extra\nG-7,Amend,Cart Items Edited,40.00\n"
+	rows, lines, err := readValidationCSV(strings.NewReader(file))
+	if err != nil {
+		t.Fatalf("readValidationCSV: %v", err)
+	}
+	got := make([]string, len(rows))
+	for i, r := range rows {
+		got[i] = fmt.Sprintf("line %d %s %v %q", lines[i], r.OrderID.Value, r.Action, r.Problem)
+	}
+	want := []string{
+		`line 2 G-5 Approve ""`,
+		`line 3 G-6 Void "The row has 5 fields; the header names 4 (a comma in an unquoted Reason?)."`,
+		`line 4 G-7 Amend ""`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
 // FuzzReadValidationCSV: any validations file is rows or an error naming
 // its line, never a panic; each row read keeps the line it came from.
 func FuzzReadValidationCSV(f *testing.F) {
@@ -83,4 +108,23 @@ func FuzzReadValidationCSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestThePayoutsFileKeepsNamesFromRunningAsFormulas(t *testing.T) {
+	payouts := []afftrack.Payout{
+		{Invoice: afftrack.Invoice{ID: 1, Number: "AT-2-0001", AffiliateID: 2, SubTotal: 10000, Total: 10000},
+			BusinessName: `=cmd|' /C calc'!A0`, ContactName: "@SUM(A1)"},
+		{Invoice: afftrack.Invoice{ID: 2, Number: "AT-3-0001", AffiliateID: 3, SubTotal: 10000, Total: 10000},
+			BusinessName: "Shop-Co", ContactName: "-1+1"},
+	}
+	var b strings.Builder
+	if err := writePayoutsCSV(&b, payouts); err != nil {
+		t.Fatal(err)
+	}
+	want := "InvoiceId,Number,AffiliateId,BusinessName,ContactName,SubTotal,GST,Total\n" +
+		"1,AT-2-0001,2,'=cmd|' /C calc'!A0,'@SUM(A1),1.0000,,1.0000\n" +
+		"2,AT-3-0001,3,Shop-Co,'-1+1,1.0000,,1.0000\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("payouts file (-want +got):\n%s", diff)
+	}
 }

@@ -93,6 +93,12 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 		res.Status2 = afftrack.TransactionStatus2(status)
 		return refuse("The transaction changed meanwhile; validate it again.")
 	}
+	switch v.Action {
+	case afftrack.ActionApprove, afftrack.ActionVoid, afftrack.ActionAmend:
+	default:
+		// Before the transaction's state: what the row asks comes first.
+		return refuse("Action is required; use one of %s.", afftrack.ValidationActionNames())
+	}
 	if t.status != afftrack.Status2Pending {
 		return refuse("The transaction is %s; only a Pending transaction can be validated.", t.status)
 	}
@@ -140,8 +146,6 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 		case !applied:
 			return changed()
 		}
-	default:
-		return refuse("Action is required; use one of %s.", afftrack.ValidationActionNames())
 	}
 	if err := tx.Commit(); err != nil {
 		return res, err

@@ -385,6 +385,17 @@ func TestValidateRefuses(t *testing.T) {
 			if after := n.read(pending); after.Status2 == afftrack.Status2Void || after.SaleValue != pending.SaleValue {
 				t.Errorf("the transaction became %s with SaleValue %v after its ValidationDate", after.Status2, after.SaleValue)
 			}
+			t.Run("and a row without an Action is told that first", func(t *testing.T) {
+				got, err := lc.Validate(context.Background(), 2, actor, []afftrack.Validation{{ID: afftrack.Some(pending.ID)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []afftrack.ValidationResult{refused(pending, afftrack.Status2Pending,
+					fmt.Sprintf("Action is required; use one of %s.", afftrack.ValidationActionNames()))}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("results (-want +got):\n%s", diff)
+				}
+			})
 		})
 	})
 }
