@@ -162,9 +162,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, account *afftrack
 		s.svc.Observer.RateLimited(account.Ref.Kind)
 		retry := max(ceilSeconds(d.RetryAfter), 1)
 		h.Set(headerRetryAfter, strconv.FormatInt(retry, 10))
-		// X-RateLimit-Reset is the time until a slot frees: on a call the
-		// day's window refused, that is the day's, not the minute's.
-		if d.HasWindow && retry > ceilSeconds(d.Reset) {
+		// On a 429, X-RateLimit-Reset is the time until a call will be
+		// accepted, as Retry-After: for a call the day's window refused
+		// that is the day's wait, and for one refused while another is in
+		// progress, the concurrent slot's, not the minute's.
+		if d.HasWindow {
 			h.Set(headerRateLimitReset, strconv.FormatInt(retry, 10))
 		}
 		return &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited}

@@ -105,6 +105,12 @@ func TestRateLimit(t *testing.T) {
 					RetryAfter: 20 * time.Second}
 			}, "/V1/Merchant/Transactions/1", 429,
 			map[string]string{"Retry-After": "20", "X-RateLimit-Reset": "20"}},
+		{"a call refused while another is in progress reports the concurrent slot's wait as the reset",
+			func(afftrack.AccountRef, afftrack.Limits) afftrack.RateDecision {
+				return afftrack.RateDecision{HasWindow: true, Limit: 100, Remaining: 97, Reset: 50 * time.Second,
+					RetryAfter: time.Second}
+			}, "/V1/Merchant/Transactions/1", 429,
+			map[string]string{"Retry-After": "1", "X-RateLimit-Remaining": "97", "X-RateLimit-Reset": "1"}},
 		{"Retry-After is at least one second", refuse(10 * time.Millisecond), "/V1/Merchant/Transactions/1", 429,
 			map[string]string{"Retry-After": "1"}},
 		{"Retry-After is at least one second even when unknown", refuse(0), "/V1/Merchant/Transactions/1", 429,
