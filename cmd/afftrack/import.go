@@ -53,6 +53,11 @@ and rule.`)
 		return err
 	}
 	defer db.Close()
+	if v := db.NewerSchema(); v != 0 {
+		// A newer release may guard what an import replaces (as 0013's
+		// release refuses to replace tracked sales) where this one cannot.
+		return fmt.Errorf("the database was migrated by a newer afftrack release (migration %d); import with that release", v)
+	}
 	// Refused at once rather than after reading the file; the import
 	// itself records the zone, in its transaction.
 	if _, err := db.NetworkTimeZone(ctx, loc.String(), true); err != nil {
@@ -99,6 +104,10 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if v := db.NewerSchema(); v != 0 {
+		fmt.Fprintf(env.stdout, "schema is up to date; the database also has migration %d, of a newer afftrack release\n", v)
+		return nil
+	}
 	fmt.Fprintln(env.stdout, "schema is up to date")
 	return nil
 }

@@ -407,3 +407,32 @@ func TestAFailedImportLeavesTheZoneOpen(t *testing.T) {
 		t.Errorf("a third import under UTC: exit %d\n%s\nwant exit 1 naming both zones", code, out)
 	}
 }
+
+// TestADatabaseOfANewerReleaseIsNotImportedInto: an older binary (say
+// after a rollback) does not bulk-write a database a newer release
+// migrated, whose checks it lacks; migrate says what it found.
+func TestADatabaseOfANewerReleaseIsNotImportedInto(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "net.db")
+	dsn := "sqlite:" + path
+	network := writeFile(t, "net.json", `{"Merchants":[{"Id":1,"Name":"Shop"}]}`)
+	if out, err := afftrack(t, nil, "import", "--db", dsn, network); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	db, err := sqlstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SQL().Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := afftrack(t, nil, "import", "--db", dsn, network)
+	if code := exitCodeOf(err); code != 1 || !strings.Contains(out, "migrated by a newer afftrack release (migration 9999)") {
+		t.Errorf("import: exit %d\n%s\nwant exit 1 naming the newer migration", code, out)
+	}
+	out, err = afftrack(t, nil, "migrate", "--db", dsn)
+	if err != nil || !strings.Contains(out, "the database also has migration 9999, of a newer afftrack release") {
+		t.Errorf("migrate: %v\n%s\nwant it to name the newer migration", err, out)
+	}
+}

@@ -167,6 +167,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if v := db.NewerSchema(); v != 0 {
+		// Served as documented for a roll-out (migrations only add), but
+		// said: a rollback leaves this release without the newer checks.
+		logger.Warn("the database was migrated by a newer afftrack release; this one lacks its checks",
+			"migration", v)
+	}
 	if err := db.CheckTimeZone(ctx, loc.String()); err != nil {
 		return err
 	}

@@ -107,6 +107,27 @@ func (db *DB) migrateTo(ctx context.Context, last int64) error {
 	if err != nil {
 		return err
 	}
+	// A database that is up to date is told by a read: on SQLite every
+	// migration's transaction takes the one write lock, which a command
+	// would otherwise wait for (and fail on) while an import holds it.
+	recorded, err := db.recordedMigrations(ctx)
+	if err == nil {
+		pending := false
+		for _, m := range ms {
+			if m.version <= last && !recorded[m.version] {
+				pending = true
+			}
+		}
+		db.newerSchema = 0
+		for v := range recorded {
+			if len(ms) > 0 && v > ms[len(ms)-1].version {
+				db.newerSchema = max(db.newerSchema, v)
+			}
+		}
+		if !pending {
+			return nil
+		}
+	}
 	release, err := db.dialect.lockMigrations(ctx, db.sql)
 	if err != nil {
 		return err
@@ -128,6 +149,30 @@ func (db *DB) migrateTo(ctx context.Context, last int64) error {
 	}
 	return nil
 }
+
+// recordedMigrations returns the versions schema_migrations records; an
+// error for a database without the table.
+func (db *DB) recordedMigrations(ctx context.Context) (map[int64]bool, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	recorded := map[int64]bool{}
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		recorded[v] = true
+	}
+	return recorded, rows.Err()
+}
+
+// NewerSchema returns the latest migration the database records that this
+// release does not know (one a newer release applied), 0 for none, as the
+// last Migrate found it.
+func (db *DB) NewerSchema() int64 { return db.newerSchema }
 
 // applyMigration runs m unless it is recorded already, on a connection of
 // its own, so that what a rebuild sets on it is set back before the

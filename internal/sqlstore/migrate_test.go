@@ -102,3 +102,63 @@ func TestMigrate(t *testing.T) {
 		})
 	}
 }
+
+// TestAnUpToDateDatabaseIsMigratedWithoutTheWriteLock: every command
+// migrates as it opens the database; on SQLite one that is up to date
+// must not wait for the write lock another process (an import) holds.
+func TestAnUpToDateDatabaseIsMigratedWithoutTheWriteLock(t *testing.T) {
+	dsn := storetest.URL(t, storetest.SQLite)
+	ctx := context.Background()
+	db := openAndMigrate(t, dsn)
+	holder, err := db.SQL().BeginTx(ctx, nil) // _txlock=immediate: the write lock, held
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('held', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sqlstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	quick, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := other.Migrate(quick); err != nil {
+		t.Errorf("Migrate of an up-to-date database beside a held write lock: %v", err)
+	}
+}
+
+// TestMigrateTellsOfANewerSchema: a database a newer release migrated is
+// served (its migrations only add), but the release can say so.
+func TestMigrateTellsOfANewerSchema(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := context.Background()
+		if got := db.NewerSchema(); got != 0 {
+			t.Fatalf("NewerSchema of a database this release migrated = %d, want 0", got)
+		}
+		if _, err := db.SQL().ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := db.NewerSchema(); got != 9999 {
+			t.Errorf("NewerSchema = %d, want 9999", got)
+		}
+	})
+}
+
+func openAndMigrate(t *testing.T, dsn string) *sqlstore.DB {
+	t.Helper()
+	db, err := sqlstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

@@ -56,6 +56,9 @@ type DB struct {
 	// (a fifth of a conversion's time), while one connection that does
 	// every write keeps its cache.
 	writer chan *sql.Conn
+
+	// newerSchema is NewerSchema's answer, set by Migrate.
+	newerSchema int64
 }
 
 // beginWrite begins a transaction that will write. The returned release
