@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -140,6 +141,8 @@ func conversionOutcome(created bool, err error) string {
 		return "conflict"
 	case afftrack.EINVALID:
 		return "invalid"
+	case afftrack.EUNAVAILABLE:
+		return "unavailable"
 	}
 	return "error"
 }
@@ -202,7 +205,12 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 			s.logInternal(r, fmt.Errorf("pixel conversion: %w", err))
 		}
 	}
-	s.logger.InfoContext(r.Context(), "pixel conversion", args...)
+	level := slog.LevelInfo
+	if afftrack.ErrorCode(err) == afftrack.EUNAVAILABLE {
+		// A browser does not send a pixel again: this sale is lost.
+		level = slog.LevelWarn
+	}
+	s.logger.Log(r.Context(), level, "pixel conversion", args...)
 }
 
 // pixelItemParams maps the pixel's item parameters to the item's fields.

@@ -10,7 +10,7 @@ import (
 // conversionOutcomes are the outcomes the api package reports; each
 // series exists from the start, so an alert on a rate of one is never
 // silently empty.
-var conversionOutcomes = []string{"created", "repeated", "not_credited", "conflict", "invalid", "error"}
+var conversionOutcomes = []string{"created", "repeated", "not_credited", "conflict", "invalid", "unavailable", "error"}
 
 // tracking holds the tracking engine's collectors.
 type tracking struct {
@@ -26,7 +26,7 @@ func newTracking() tracking {
 		conversions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "conversions_total",
-			Help:      "Conversions (S2S and pixel) by outcome: created, repeated, not_credited, conflict, invalid, error.",
+			Help:      "Conversions (S2S and pixel) by outcome: created, repeated, not_credited, conflict, invalid, unavailable, error.",
 		}, []string{"outcome"}),
 		clicksWritten: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace,

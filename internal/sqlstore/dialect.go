@@ -35,6 +35,10 @@ type dialect interface {
 	// isUniqueViolation reports whether err is a primary key or unique
 	// constraint violation.
 	isUniqueViolation(err error) bool
+	// isBusy reports whether err is the database's write lock still held
+	// by another process when the wait for it ran out (SQLite's
+	// busy_timeout); PostgreSQL waits for its row locks.
+	isBusy(err error) bool
 
 	// batchParams is how many parameters a multi-row statement of an
 	// import should carry: enough rows to amortise a statement's cost.

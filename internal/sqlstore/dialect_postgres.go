@@ -209,6 +209,8 @@ func (d postgresDialect) checkText(ctx context.Context, db *sql.DB) error {
 // query on each connection already (see stmt.go).
 func (postgresDialect) prepares() bool { return false }
 
+func (postgresDialect) isBusy(error) bool { return false }
+
 func (postgresDialect) isUniqueViolation(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == "23505"

@@ -123,6 +123,11 @@ func (sqliteDialect) lockMigrations(context.Context, *sql.DB) (func(), error) {
 	return func() {}, nil
 }
 
+func (sqliteDialect) isBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 func (sqliteDialect) isUniqueViolation(err error) bool {
 	var e *sqlite.Error
 	if !errors.As(err, &e) {

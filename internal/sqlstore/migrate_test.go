@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
@@ -161,4 +162,27 @@ func openAndMigrate(t *testing.T, dsn string) *sqlstore.DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// TestAWriteBehindAnotherProcesssLongWriteIsUnavailable: on SQLite a write
+// that waits out the busy timeout for the lock another process holds (an
+// import) is EUNAVAILABLE, which a client may retry, not an internal error.
+func TestAWriteBehindAnotherProcesssLongWriteIsUnavailable(t *testing.T) {
+	dsn := storetest.URL(t, storetest.SQLite)
+	ctx := context.Background()
+	db := openAndMigrate(t, dsn)
+	other := openAndMigrate(t, dsn) // the other process
+	holder, err := other.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('held', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	_, err = sqlstore.NewLifecycleService(db, "AUD", func() time.Time { return now }).LockDue(ctx, now)
+	if afftrack.ErrorCode(err) != afftrack.EUNAVAILABLE {
+		t.Errorf("a write behind a held lock: %v (%s); want %s", err, afftrack.ErrorCode(err), afftrack.EUNAVAILABLE)
+	}
 }

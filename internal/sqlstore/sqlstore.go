@@ -76,6 +76,10 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
 		return nil, func() {}, ctx.Err()
 	}
 	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil && db.dialect.isBusy(err) {
+		db.writer <- conn
+		return nil, func() {}, errWriteLockHeld
+	}
 	if err != nil && ctx.Err() == nil {
 		// The connection may be broken: a new one from the pool takes
 		// its place, so one bad connection cannot stop every write.
@@ -92,6 +96,12 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
 	}
 	return tx, release, nil
 }
+
+// errWriteLockHeld answers a write that waited out SQLite's busy_timeout
+// (5 s) for the write lock another process holds: an import or a batch
+// of the command line. It is a 503 to a client, who may send it again.
+var errWriteLockHeld = afftrack.Errorf(afftrack.EUNAVAILABLE,
+	"The database is busy with a long write of another process (an import?); send this again in a few seconds.")
 
 // Options tune the connection pool. The zero value is the default.
 type Options struct {
