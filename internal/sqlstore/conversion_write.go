@@ -144,10 +144,14 @@ func (s *ConversionService) writeGroup(ctx context.Context) {
 	// that arrived while it was awaited join it.
 	tx, release, err := s.db.beginWrite(ctx)
 	group := s.group.take()
-	if err == nil {
+	begun := err == nil
+	if begun {
 		err = s.commitConversions(ctx, tx, release, group, &unprepared)
 	}
-	if err != nil && len(group) > 1 {
+	// A write that could not even begin (the lock held elsewhere, the
+	// database down) is every conversion's answer: each written alone
+	// would wait as long again.
+	if err != nil && begun && len(group) > 1 {
 		for _, w := range group {
 			w.err = s.writeAlone(ctx, w, &unprepared)
 			close(w.done)

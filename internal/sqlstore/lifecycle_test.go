@@ -631,3 +631,44 @@ func TestReleasePrepaid(t *testing.T) {
 		})
 	})
 }
+
+// TestConversionsBehindAnotherProcesssWriteLockAreUnavailableTogether: on
+// SQLite a group of conversions whose write cannot begin (an import holds
+// the lock) all get EUNAVAILABLE after one wait, not a wait each.
+func TestConversionsBehindAnotherProcesssWriteLockAreUnavailableTogether(t *testing.T) {
+	dsn := storetest.URL(t, storetest.SQLite)
+	db := openAndMigrate(t, dsn)
+	lcLoaded(t, db)
+	n := newLCNet(t, db)
+	other := openAndMigrate(t, dsn)
+	ctx := context.Background()
+	holder, err := other.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('held', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Go(func() {
+			_, _, errs[i] = n.conv.RecordConversion(ctx, &afftrack.Conversion{MerchantID: 1,
+				OrderID: fmt.Sprintf("BUSY-%d", i), SaleValue: 10000, CurrencyCode: "AUD",
+				CustomerType: afftrack.CustomerTypeNew, CouponCode: "ANN10"})
+		})
+		time.Sleep(50 * time.Millisecond) // the first begins the write; the others join its group
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if afftrack.ErrorCode(err) != afftrack.EUNAVAILABLE {
+			t.Errorf("conversion %d: %v; want %s", i, err, afftrack.EUNAVAILABLE)
+		}
+	}
+	// One busy timeout is 5 s; written alone each would wait another.
+	if took := time.Since(start); took > 9*time.Second {
+		t.Errorf("the conversions were answered after %v; want one wait for the lock, not one each", took)
+	}
+}
