@@ -5,6 +5,9 @@
 -- KEYS[1] minute window, KEYS[2] day window: sorted sets of the accepted
 --         calls' tokens scored by their stamps.
 -- KEYS[3] in-flight slots: a sorted set of tokens scored by lease expiry.
+-- KEYS[4] the token's tombstone (forget.lua): set if the caller gave up on
+--         this call before it ran, so that it counts nothing and takes
+--         no slot.
 -- ARGV    perMinute, perDay, concurrent, slot TTL (us), now (us since the
 --         epoch, or "server" to use the server's TIME), token (unique per call).
 -- Times are whole microseconds: exact in a double (they stay below 2^53),
@@ -12,6 +15,10 @@
 -- number-to-string conversion may print large numbers in exponent form.
 --
 -- Returns {allowed, hasWindow, limit, remaining, reset (us), retryAfter (us)}.
+
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  return {0, 0, 0, 0, 0, 0}
+end
 
 local perMinute = tonumber(ARGV[1])
 local perDay = tonumber(ARGV[2])

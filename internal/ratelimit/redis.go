@@ -30,6 +30,10 @@ var (
 	//go:embed peek.lua
 	peekLua    string
 	peekScript = redis.NewScript(peekLua)
+
+	//go:embed forget.lua
+	forgetLua    string
+	forgetScript = redis.NewScript(forgetLua)
 )
 
 // releaseTimeout bounds the Redis calls made after the request's own
@@ -118,8 +122,8 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 // script ran (see Failover for what the caller then does).
 func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.Limits, now time.Time) (afftrack.RateDecision, func(), error) {
 	base := r.prefix + "{" + a.String() + "}:"
-	keys := []string{base + "m", base + "d", base + "c"}
 	token := r.instance + ":" + strconv.FormatUint(r.seq.Add(1), 36)
+	keys := []string{base + "m", base + "d", base + "c", base + "x:" + token}
 	at := r.timeArg(now, 0)
 
 	res, err := acquireScript.Run(ctx, r.client, keys,
@@ -134,7 +138,7 @@ func (r *Redis) Acquire(ctx context.Context, a afftrack.AccountRef, l afftrack.L
 		// than block the account for SlotTTL. The stamps stay: counting a
 		// call that was not served errs on the safe side.
 		if !neverSent(err) {
-			go r.forget(context.WithoutCancel(ctx), keys[2], token)
+			go r.forget(context.WithoutCancel(ctx), keys[2], keys[3], token)
 		}
 		return afftrack.RateDecision{}, nil, fmt.Errorf("ratelimit: redis acquire %s: %w", a, err)
 	}
@@ -198,11 +202,24 @@ func neverSent(err error) bool {
 		errors.Is(err, redis.ErrPoolExhausted) || (errors.As(err, &op) && op.Op == "dial")
 }
 
-// forget removes a slot token whose acquire failed.
-func (r *Redis) forget(ctx context.Context, key, token string) {
-	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
-	defer cancel()
-	r.client.ZRem(ctx, key, token) // best effort: the lease ends anyway
+// forgetTries are the waits before each try of forget: a Redis that
+// stalled may take its time to answer again.
+var forgetTries = []time.Duration{0, time.Second, 5 * time.Second, 30 * time.Second}
+
+// forget withdraws the call of a token whose acquire failed (forget.lua),
+// trying again until Redis answers: a stalled Redis runs the acquire when
+// it resumes, and a slot it then took would otherwise block the account
+// until its lease ends. Past the last try the lease ends it anyway.
+func (r *Redis) forget(ctx context.Context, slots, tombstone, token string) {
+	for _, wait := range forgetTries {
+		time.Sleep(wait)
+		tctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+		err := forgetScript.Run(tctx, r.client, []string{slots, tombstone}, token, r.slotTTL.Milliseconds()).Err()
+		cancel()
+		if err == nil || errors.Is(err, redis.ErrClosed) {
+			return
+		}
+	}
 }
 
 // lease returns the release of a slot: it renews the slot's lease while

@@ -307,6 +307,72 @@ func TestRedisLostAnswerFreesItsSlotButStaysCounted(t *testing.T) {
 	}
 }
 
+// delayFirstScript is a client hook that answers the first script call
+// with an error at once and runs it only later, after, as behind a Redis
+// that stalled past the client's timeout and then resumed.
+type delayFirstScript struct {
+	once sync.Once
+	ran  chan struct{}
+}
+
+func (*delayFirstScript) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (*delayFirstScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h *delayFirstScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		delayed := false
+		if name := cmd.Name(); name == "evalsha" || name == "eval" {
+			h.once.Do(func() { delayed = true })
+		}
+		if !delayed {
+			return next(ctx, cmd)
+		}
+		go func() {
+			time.Sleep(300 * ms) // after the caller's forget has run
+			next(context.Background(), cmd)
+			close(h.ran)
+		}()
+		err := errors.New("i/o timeout")
+		cmd.SetErr(err)
+		return err
+	}
+}
+
+func TestRedisAnAcquireThatRunsAfterItsCallGaveUpTakesNoSlot(t *testing.T) {
+	prefix := newRedisPrefix(t)
+	r, client := newTestRedis(t, RedisOptions{Prefix: prefix})
+	l := afftrack.Limits{PerMinute: 100, Concurrent: 1}
+	// The scripts are loaded, so the delayed EVALSHA finds its script.
+	d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil || !d.Allowed {
+		t.Fatalf("first call: %+v, %v", d, err)
+	}
+	release()
+
+	stalled, stalledClient := newTestRedis(t, RedisOptions{Prefix: prefix})
+	hook := &delayFirstScript{ran: make(chan struct{})}
+	stalledClient.AddHook(hook)
+	if _, _, err := stalled.Acquire(context.Background(), merchant42, l, time.Time{}); err == nil {
+		t.Fatal("Acquire whose script was held back returned no error")
+	}
+	<-hook.ran
+	slots := prefix + "{" + merchant42.String() + "}:c"
+	if n, err := client.ZCard(context.Background(), slots).Result(); err != nil || n != 0 {
+		t.Errorf("%d slots taken after the abandoned acquire ran late (%v); want none", n, err)
+	}
+	d, release, err = r.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if !d.Allowed {
+		t.Errorf("the next call was refused (%+v): the abandoned acquire holds the account's one slot", d)
+	}
+}
+
 func TestRedisFailedCallsAreErrors(t *testing.T) {
 	r := NewRedis(unreachableClient(t), RedisOptions{})
 	d, release, err := r.Acquire(context.Background(), merchant42, afftrack.Limits{PerMinute: 1}, t0)
