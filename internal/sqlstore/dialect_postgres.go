@@ -179,25 +179,28 @@ func (postgresDialect) analyze(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// fold is lower(upper()) on PostgreSQL, which in a UTF-8 locale folds
-// every script as foldText does.
-func (postgresDialect) fold(expr string) string { return "lower(upper(" + expr + "))" }
+// fold is lower() on PostgreSQL, with a final sigma made a middle one,
+// as foldText does: lower() of a libc UTF-8 locale makes an upper-case
+// word's last Σ a σ where the stored word has ς, and an ICU locale's
+// makes it ς; both then agree.
+func (postgresDialect) fold(expr string) string { return "translate(lower(" + expr + "), 'ς', 'σ')" }
 
-// foldProbe is text whose folding tells a UTF-8 locale from one that
-// folds ASCII only (LC_CTYPE C) or a database not encoded in UTF-8.
-const foldProbe = "ÉΣς"
+// foldProbe is text whose folding tells a locale that folds every script
+// (libc's UTF-8 locales, ICU's) from one that folds ASCII only (LC_CTYPE
+// C or POSIX) or a database not encoded in UTF-8.
+const foldProbe = "ÀÉÎ"
 
 // checkText refuses a database whose locale folds ASCII only: every text
 // filter would then ignore the case of ASCII letters alone, unlike
 // SQLite's and the lists filtered in Go.
 func (d postgresDialect) checkText(ctx context.Context, db *sql.DB) error {
-	var folded, ctype string
-	err := db.QueryRowContext(ctx, `SELECT `+d.fold("$1::text")+`, current_setting('lc_ctype')`, foldProbe).
-		Scan(&folded, &ctype)
-	if err != nil {
+	var folded string
+	if err := db.QueryRowContext(ctx, `SELECT `+d.fold("$1::text"), foldProbe).Scan(&folded); err != nil {
 		return fmt.Errorf("check the postgres database's text folding: %w", err)
 	}
 	if folded != foldText(foldProbe) {
+		var ctype string // for the message only: pg_database has it on every version
+		_ = db.QueryRowContext(ctx, `SELECT datctype FROM pg_database WHERE datname = current_database()`).Scan(&ctype)
 		return fmt.Errorf("open postgres database: its locale (LC_CTYPE %s) does not fold the case of "+
 			"non-ASCII letters, which the API's text filters ignore; use a database created with a UTF-8 locale "+
 			"(CREATE DATABASE afftrack ENCODING 'UTF8' LOCALE 'C.UTF-8' TEMPLATE template0)", ctype)

@@ -271,12 +271,11 @@ func init() {
 		})
 }
 
-// foldText folds s for comparison ignoring case, as PostgreSQL's
-// lower(upper()) does in a UTF-8 locale. Lower case alone would miss
-// the letters of several forms: upper-case Greek ΝΊΚΟΣ is νίκοσ, while
-// the stored Νίκος is νίκος with its final ς; through upper case both are
-// νίκοσ.
-func foldText(s string) string { return strings.ToLower(strings.ToUpper(s)) }
+// foldText folds s for comparison ignoring case, as the PostgreSQL
+// dialect's fold does: lower case, with a final sigma made a middle one,
+// since upper-case Greek ΝΊΚΟΣ lowers to νίκοσ while the stored Νίκος is
+// νίκος.
+func foldText(s string) string { return strings.ReplaceAll(strings.ToLower(s), "ς", "σ") }
 
 // prepares is true on SQLite: modernc keeps no statement cache, and
 // parsing a lookup's query took nearly half of its CPU.
