@@ -23,10 +23,10 @@ type ImportService struct {
 	Now func() time.Time
 
 	// TimeZone is the zone the file's datetimes were converted to. The
-	// import records it as the network's in its own transaction, or fails
-	// if another is recorded: a failed import records nothing, so a second
-	// try under a corrected --timezone is not refused. Empty records and
-	// checks nothing.
+	// import records it as the network's, or fails if another is
+	// recorded; an import that fails takes back a zone it recorded, so a
+	// second try under a corrected --timezone is not refused. Empty
+	// records and checks nothing.
 	TimeZone string
 }
 
@@ -113,6 +113,40 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 // PostgreSQL keeps its indexes, as dropping one would lock out the readers
 // of the table until the load commits.
 func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {
+	if s.TimeZone == "" {
+		return s.importChunks(ctx, next)
+	}
+	// Recorded ahead of the import and committed at once, not inside its
+	// transaction: there the row would stay locked for the whole import,
+	// and a serve starting meanwhile would wait on it that long.
+	res, err := s.db.sql.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING`, settingTimeZone, s.TimeZone)
+	if err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: record time zone: %w", err)
+	}
+	inserted, err := res.RowsAffected()
+	if err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: record time zone: %w", err)
+	}
+	stored, err := s.db.setting(ctx, settingTimeZone)
+	if err != nil {
+		return afftrack.ImportSummary{}, fmt.Errorf("import: %w", err)
+	}
+	if stored != s.TimeZone {
+		return afftrack.ImportSummary{}, timeZoneMismatch(stored, s.TimeZone)
+	}
+	sum, err := s.importChunks(ctx, next)
+	if err != nil && inserted == 1 {
+		// Best effort: a crash leaves the zone recorded, as a first run
+		// of serve would.
+		_, _ = s.db.sql.ExecContext(context.WithoutCancel(ctx),
+			`DELETE FROM settings WHERE name = $1 AND value = $2`, settingTimeZone, s.TimeZone)
+	}
+	return sum, err
+}
+
+// importChunks is ImportChunks once the zone is settled.
+func (s *ImportService) importChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {
 	now := s.Now
 	if now == nil {
 		t, err := s.importTime(ctx)
@@ -142,15 +176,6 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	defer rollback(tx)
 	if err := s.db.dialect.beginImport(ctx, tx); err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: begin: %w", err)
-	}
-	if s.TimeZone != "" {
-		stored, err := recordSetting(ctx, tx, settingTimeZone, s.TimeZone)
-		if err != nil {
-			return afftrack.ImportSummary{}, fmt.Errorf("import: record time zone: %w", err)
-		}
-		if stored != s.TimeZone {
-			return afftrack.ImportSummary{}, timeZoneMismatch(stored, s.TimeZone)
-		}
 	}
 	if bulk != nil {
 		if err := bulk.dropIndexes(ctx, tx); err != nil {

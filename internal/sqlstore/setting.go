@@ -97,13 +97,8 @@ func (db *DB) RecordedCurrency(ctx context.Context) (string, error) {
 
 // setting returns the stored value of the setting, "" for none.
 func (db *DB) setting(ctx context.Context, name string) (string, error) {
-	return readSetting(ctx, db.sql, name)
-}
-
-// readSetting is setting through q, which may be a transaction.
-func readSetting(ctx context.Context, q queryer, name string) (string, error) {
 	var stored string
-	err := q.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&stored)
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&stored)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	} else if err != nil {
@@ -115,16 +110,11 @@ func readSetting(ctx context.Context, q queryer, name string) (string, error) {
 // recordSetting stores value as the setting's unless one is stored, and
 // returns the stored one. Two processes racing both read the first.
 func (db *DB) recordSetting(ctx context.Context, name, value string) (string, error) {
-	return recordSetting(ctx, db.sql, name, value)
-}
-
-// recordSetting is DB.recordSetting through q, which may be a transaction.
-func recordSetting(ctx context.Context, q queryer, name, value string) (string, error) {
-	if _, err := q.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+	if _, err := db.sql.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
 		ON CONFLICT (name) DO NOTHING`, name, value); err != nil {
 		return "", err
 	}
-	stored, err := readSetting(ctx, q, name)
+	stored, err := db.setting(ctx, name)
 	if err == nil && stored == "" {
 		return "", errors.New("the setting vanished")
 	}

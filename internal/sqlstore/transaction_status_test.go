@@ -2,14 +2,17 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
 func TestUpdateTransactionStatus(t *testing.T) {
@@ -128,7 +131,7 @@ func TestCheckTimeZone(t *testing.T) {
 	})
 }
 
-func TestAnImportRecordsItsTimeZoneOnlyWhenItCommits(t *testing.T) {
+func TestAFailedImportTakesBackTheTimeZoneItRecorded(t *testing.T) {
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
 		imp := sqlstore.NewImportService(db)
@@ -153,6 +156,44 @@ func TestAnImportRecordsItsTimeZoneOnlyWhenItCommits(t *testing.T) {
 		wantError(t, err, afftrack.EINVALID,
 			"the database was created for time zone Australia/Sydney; --timezone Europe/Paris would shift every datetime (run with --timezone Australia/Sydney)")
 	})
+}
+
+// TestAServeStartingDuringAFirstImportDoesNotWaitForIt: on PostgreSQL an
+// import runs beside everything else; the zone it records must not hold
+// up a serve that checks the same zone until the import ends.
+func TestAServeStartingDuringAFirstImportDoesNotWaitForIt(t *testing.T) {
+	if len(storetest.Backends(t)) < 2 {
+		t.Skip("PostgreSQL only: on SQLite an import holds the one write lock")
+	}
+	db := storetest.Open(t, storetest.Postgres)
+	ctx := context.Background()
+	imp := sqlstore.NewImportService(db)
+	imp.TimeZone = "Australia/Sydney"
+	midway, finish := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		first := true
+		_, err := imp.ImportChunks(ctx, func() (*afftrack.Dataset, error) {
+			if first {
+				first = false
+				return &afftrack.Dataset{Merchants: []afftrack.MerchantRecord{{Merchant: afftrack.Merchant{ID: 1, Name: "Shop"}}}}, nil
+			}
+			close(midway)
+			<-finish
+			return nil, errors.New("the file ends badly")
+		})
+		done <- err
+	}()
+	<-midway
+	quick, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := db.CheckTimeZone(quick, "Australia/Sydney"); err != nil {
+		t.Errorf("CheckTimeZone beside the import: %v", err)
+	}
+	close(finish)
+	if err := <-done; err == nil {
+		t.Fatal("the import succeeded")
+	}
 }
 
 func TestCheckCurrency(t *testing.T) {
