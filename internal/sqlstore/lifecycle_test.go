@@ -640,16 +640,8 @@ func TestConversionsBehindAnotherProcesssWriteLockAreUnavailableTogether(t *test
 	db := openAndMigrate(t, dsn)
 	lcLoaded(t, db)
 	n := newLCNet(t, db)
-	other := openAndMigrate(t, dsn)
+	holdWriteLock(t, dsn)
 	ctx := context.Background()
-	holder, err := other.SQL().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback()
-	if _, err := holder.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('held', 'x')`); err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, 3)

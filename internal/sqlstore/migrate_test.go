@@ -110,15 +110,8 @@ func TestMigrate(t *testing.T) {
 func TestAnUpToDateDatabaseIsMigratedWithoutTheWriteLock(t *testing.T) {
 	dsn := storetest.URL(t, storetest.SQLite)
 	ctx := context.Background()
-	db := openAndMigrate(t, dsn)
-	holder, err := db.SQL().BeginTx(ctx, nil) // _txlock=immediate: the write lock, held
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback()
-	if _, err := holder.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('held', 'x')`); err != nil {
-		t.Fatal(err)
-	}
+	openAndMigrate(t, dsn)
+	holdWriteLock(t, dsn)
 	other, err := sqlstore.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -171,18 +164,26 @@ func TestAWriteBehindAnotherProcesssLongWriteIsUnavailable(t *testing.T) {
 	dsn := storetest.URL(t, storetest.SQLite)
 	ctx := context.Background()
 	db := openAndMigrate(t, dsn)
-	other := openAndMigrate(t, dsn) // the other process
-	holder, err := other.SQL().BeginTx(ctx, nil)
+	holdWriteLock(t, dsn)
+	now := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	_, err := sqlstore.NewLifecycleService(db, "AUD", func() time.Time { return now }).LockDue(ctx, now)
+	if afftrack.ErrorCode(err) != afftrack.EUNAVAILABLE {
+		t.Errorf("a write behind a held lock: %v (%s); want %s", err, afftrack.ErrorCode(err), afftrack.EUNAVAILABLE)
+	}
+}
+
+// holdWriteLock holds the write lock of the SQLite database at dsn, as
+// another process (an import) would, until the test ends.
+func holdWriteLock(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	other := openAndMigrate(t, dsn)
+	holder, err := other.SQL().BeginTx(ctx, nil) // _txlock=immediate: the lock is taken at BEGIN
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Rollback()
+	t.Cleanup(func() { holder.Rollback() })
 	if _, err := holder.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('held', 'x')`); err != nil {
 		t.Fatal(err)
-	}
-	now := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	_, err = sqlstore.NewLifecycleService(db, "AUD", func() time.Time { return now }).LockDue(ctx, now)
-	if afftrack.ErrorCode(err) != afftrack.EUNAVAILABLE {
-		t.Errorf("a write behind a held lock: %v (%s); want %s", err, afftrack.ErrorCode(err), afftrack.EUNAVAILABLE)
 	}
 }
