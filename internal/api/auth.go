@@ -49,7 +49,8 @@ func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.
 		account, err := s.authenticate(r, kind)
 		if err != nil {
 			if afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED {
-				s.authFailures.fail(s.clientAddress(r), s.clock())
+				key, _ := requestKey(r, st.query)
+				s.authFailures.fail(s.clientAddress(r), key, s.clock())
 			}
 			s.writeError(w, r, err)
 			return

@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"hash/maphash"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -122,7 +124,11 @@ const maxTrackedAddresses = 100_000
 
 // failureBudget counts failed authentications per client address over a
 // fixed minute, so that guessing keys online costs a minute per few
-// guesses per address. Its memory is bounded: when it tracks max
+// guesses per address. A guess is a key not tried before: a key that
+// failed among the address's last few failures does not count again, so
+// a client polling with a revoked key (an aggregator serving many
+// accounts from one host) does not lock out the address's other keys.
+// Its memory is bounded: when it tracks max
 // addresses, those whose minute is over are forgotten, and if none is,
 // one arbitrary address is (Go's map order is random), so a flood of new
 // addresses cannot grow it.
@@ -130,19 +136,27 @@ type failureBudget struct {
 	perMinute int
 	max       int
 
+	seed  maphash.Seed // of the failed keys' hashes, which only this process compares
 	mu    sync.Mutex
 	addrs map[string]failureWindow
 	swept time.Time // when evict last forgot every address whose minute was over
 }
 
-// failureWindow is one address's count in the minute that began at start.
+// failureWindow is one address's count in the minute that began at start,
+// and the hashes of its last failed keys.
 type failureWindow struct {
-	start time.Time
-	n     int
+	start  time.Time
+	n      int
+	recent [recentFailedKeys]uint64
 }
 
+// recentFailedKeys is how many of an address's failed keys are
+// remembered, so that they do not count again.
+const recentFailedKeys = 4
+
 func newFailureBudget(perMinute, max int) *failureBudget {
-	return &failureBudget{perMinute: perMinute, max: max, addrs: map[string]failureWindow{}}
+	return &failureBudget{perMinute: perMinute, max: max, addrs: map[string]failureWindow{},
+		seed: maphash.MakeSeed()}
 }
 
 // retryAfter returns how long addr must wait before its key is looked up
@@ -160,11 +174,13 @@ func (b *failureBudget) retryAfter(addr string, now time.Time) time.Duration {
 	return w.start.Add(time.Minute).Sub(now)
 }
 
-// fail counts one failed authentication of addr.
-func (b *failureBudget) fail(addr string, now time.Time) {
+// fail counts one failed authentication of addr with key, unless key
+// failed among addr's last recentFailedKeys failures this minute.
+func (b *failureBudget) fail(addr, key string, now time.Time) {
 	if b.perMinute <= 0 {
 		return
 	}
+	h := maphash.String(b.seed, key) | 1 // never 0, an empty slot
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w, ok := b.addrs[addr]
@@ -174,6 +190,11 @@ func (b *failureBudget) fail(addr string, now time.Time) {
 		}
 		w = failureWindow{start: now}
 	}
+	if slices.Contains(w.recent[:], h) {
+		return
+	}
+	copy(w.recent[1:], w.recent[:recentFailedKeys-1])
+	w.recent[0] = h
 	w.n++
 	b.addrs[addr] = w
 }

@@ -79,6 +79,28 @@ func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 	})
 }
 
+func TestAuthenticationFailuresCountKeysNotTriedBefore(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	do := func(key string) *httptest.ResponseRecorder { return lookupFrom(h, "192.0.2.1", "", key) }
+	t.Run("a client polling with one revoked key keeps the address open", func(t *testing.T) {
+		for range 10 {
+			mustStatus(t, do("revoked-key"), http.StatusUnauthorized)
+		}
+		mustStatus(t, do(merchantKey), http.StatusOK)
+	})
+	t.Run("keys failed among the last few do not count again", func(t *testing.T) {
+		for range 5 {
+			mustStatus(t, do("revoked-key"), http.StatusUnauthorized)
+			mustStatus(t, do("mistyped-key"), http.StatusUnauthorized)
+		}
+		mustStatus(t, do(merchantKey), http.StatusOK)
+	})
+	t.Run("a third key not tried before spends the budget", func(t *testing.T) {
+		mustStatus(t, do("guess-1"), http.StatusUnauthorized)
+		mustStatus(t, do(merchantKey), http.StatusTooManyRequests)
+	})
+}
+
 func TestAuthenticationFailuresCountAnIPv6AddressByItsSlash64(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
 	do := func(addr, key string) *httptest.ResponseRecorder { return lookupFrom(h, addr, "", key) }
@@ -112,12 +134,12 @@ func TestFailureBudgetIsBounded(t *testing.T) {
 	b := newFailureBudget(5, 100)
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 10_000 {
-		b.fail(fmt.Sprintf("198.51.%d.%d", i/256, i%256), now)
+		b.fail(fmt.Sprintf("198.51.%d.%d", i/256, i%256), "guess", now)
 	}
 	if n := b.tracked(); n > 100 {
 		t.Errorf("tracks %d addresses, want at most 100", n)
 	}
-	b.fail("203.0.113.9", now.Add(2*time.Minute))
+	b.fail("203.0.113.9", "guess", now.Add(2*time.Minute))
 	if n := b.tracked(); n != 1 {
 		t.Errorf("after a minute, tracks %d addresses, want only the new one", n)
 	}
@@ -198,7 +220,7 @@ func BenchmarkFailureBudgetFlood(b *testing.B) {
 	budget := newFailureBudget(20, maxTrackedAddresses)
 	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range maxTrackedAddresses {
-		budget.fail(fmt.Sprintf("2001:db8::%x", i), now)
+		budget.fail(fmt.Sprintf("2001:db8::%x", i), "guess", now)
 	}
 	addrs := make([]string, 4096)
 	for i := range addrs {
@@ -206,6 +228,6 @@ func BenchmarkFailureBudgetFlood(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		budget.fail(addrs[i%len(addrs)], now.Add(time.Duration(i%50)*time.Second))
+		budget.fail(addrs[i%len(addrs)], "guess", now.Add(time.Duration(i%50)*time.Second))
 	}
 }
