@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -118,13 +120,12 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 	}
 	// Recorded ahead of the import and committed at once, not inside its
 	// transaction: there the row would stay locked for the whole import,
-	// and a serve starting meanwhile would wait on it that long.
-	res, err := s.db.sql.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING`, settingTimeZone, s.TimeZone)
-	if err != nil {
-		return afftrack.ImportSummary{}, fmt.Errorf("import: record time zone: %w", err)
-	}
-	inserted, err := res.RowsAffected()
+	// and a serve starting meanwhile would wait on it that long. A zone
+	// this import records is marked tentative with its token.
+	var token [8]byte
+	rand.Read(token[:]) // never fails (crypto/rand panics rather than return an error)
+	mark := hex.EncodeToString(token[:])
+	inserted, err := s.recordTentativeZone(ctx, mark)
 	if err != nil {
 		return afftrack.ImportSummary{}, fmt.Errorf("import: record time zone: %w", err)
 	}
@@ -136,13 +137,63 @@ func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack
 		return afftrack.ImportSummary{}, timeZoneMismatch(stored, s.TimeZone)
 	}
 	sum, err := s.importChunks(ctx, next)
-	if err != nil && inserted == 1 {
-		// Best effort: a crash leaves the zone recorded, as a first run
-		// of serve would.
-		_, _ = s.db.sql.ExecContext(context.WithoutCancel(ctx),
-			`DELETE FROM settings WHERE name = $1 AND value = $2`, settingTimeZone, s.TimeZone)
+	if err == nil {
+		// The zone stays, whoever recorded it: one a concurrent import
+		// took back is recorded again.
+		return sum, s.db.CheckTimeZone(ctx, s.TimeZone)
+	}
+	if inserted {
+		// Taken back unless another relied on it meanwhile (its mark is
+		// gone). Best effort: a crash leaves the zone recorded, as a
+		// first run of serve would.
+		s.takeBackTentativeZone(context.WithoutCancel(ctx), mark)
 	}
 	return sum, err
+}
+
+// recordTentativeZone records the import's zone, marked with the import's
+// token, if none is recorded, and reports whether it did.
+func (s *ImportService) recordTentativeZone(ctx context.Context, mark string) (bool, error) {
+	tx, release, err := s.db.beginWrite(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING`, settingTimeZone, s.TimeZone)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, settingTentativeZone, mark); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// takeBackTentativeZone removes the zone a failed import recorded, if its
+// mark is still there.
+func (s *ImportService) takeBackTentativeZone(ctx context.Context, mark string) {
+	tx, release, err := s.db.beginWrite(ctx)
+	if err != nil {
+		return
+	}
+	defer release()
+	defer rollback(tx)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE name = $1 AND value = $2
+		AND EXISTS (SELECT 1 FROM settings WHERE name = $3 AND value = $4)`,
+		settingTimeZone, s.TimeZone, settingTentativeZone, mark); err != nil {
+		return
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE name = $1 AND value = $2`,
+		settingTentativeZone, mark); err != nil {
+		return
+	}
+	_ = tx.Commit()
 }
 
 // importChunks is ImportChunks once the zone is settled.

@@ -13,6 +13,12 @@ import (
 // settingTimeZone is the settings row of the network's time zone.
 const settingTimeZone = "time_zone"
 
+// settingTentativeZone marks a time zone recorded by an import still
+// under way, which takes it back should it fail; the value is that
+// import's own token. Whoever else relies on the zone (a serve, an import
+// that commits) removes the mark, and the zone then stays.
+const settingTentativeZone = "time_zone_tentative"
+
 // CheckTimeZone records name as the network's time zone if the database
 // has none yet, and otherwise checks that it is the one recorded: the
 // stored datetimes are wall clocks of that zone, so serving or importing
@@ -25,6 +31,9 @@ func (db *DB) CheckTimeZone(ctx context.Context, name string) error {
 	}
 	if stored != name {
 		return timeZoneMismatch(stored, name)
+	}
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM settings WHERE name = $1`, settingTentativeZone); err != nil {
+		return fmt.Errorf("record time zone: %w", err)
 	}
 	return nil
 }

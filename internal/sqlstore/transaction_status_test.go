@@ -194,6 +194,9 @@ func TestAServeStartingDuringAFirstImportDoesNotWaitForIt(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("the import succeeded")
 	}
+	// The serve relies on the zone: the failed import leaves it.
+	wantError(t, db.CheckTimeZone(ctx, "UTC"), afftrack.EINVALID,
+		"the database was created for time zone Australia/Sydney; --timezone UTC would shift every datetime (run with --timezone Australia/Sydney)")
 }
 
 func TestCheckCurrency(t *testing.T) {
