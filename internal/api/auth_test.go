@@ -59,6 +59,15 @@ func TestAuthentication(t *testing.T) {
 		})
 	}
 
+	t.Run("a store that is busy for now is a 503 that says when to come back", func(t *testing.T) {
+		h := newHarness(t)
+		h.accounts.err = afftrack.Errorf(afftrack.EUNAVAILABLE, "The database is busy; send this again in a few seconds.")
+		w := h.do("GET", transactions, "X-Api-Key", merchantKey)
+		mustStatus(t, w, http.StatusServiceUnavailable)
+		if got := w.Header().Get("Retry-After"); got != "5" {
+			t.Errorf("Retry-After = %q, want 5", got)
+		}
+	})
 	t.Run("a failing account store is a 500, not a 401", func(t *testing.T) {
 		h := newHarness(t)
 		h.accounts.err = errStore

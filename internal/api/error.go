@@ -72,6 +72,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.logInternal(r, err)
 	}
+	if status == http.StatusServiceUnavailable && w.Header().Get(headerRetryAfter) == "" {
+		// Every 503 says when to come back; a handler may have said
+		// sooner.
+		w.Header().Set(headerRetryAfter, "5")
+	}
 	st := stateOf(r)
 	buf := getBody()
 	b := st.neg.open(*buf)
