@@ -125,7 +125,7 @@ func canonicalURLText(u string) string {
 			b.WriteString(u[:start])
 		}
 		b.WriteString(u[start:i])
-		b.WriteString(percentEncoded(c))
+		b.WriteString(url.PathEscape(u[i : i+1])) // one byte, as %XX
 		start = i + 1
 	}
 	if b.Len() == 0 {
@@ -144,9 +144,4 @@ func urlTextByte(c byte) bool {
 		return true
 	}
 	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
-}
-
-func percentEncoded(c byte) string {
-	const hex = "0123456789ABCDEF"
-	return string([]byte{'%', hex[c>>4], hex[c&15]})
 }

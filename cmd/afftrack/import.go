@@ -58,11 +58,6 @@ and rule.`)
 		// release refuses to replace tracked sales) where this one cannot.
 		return fmt.Errorf("the database was migrated by a newer afftrack release (migration %d); import with that release", v)
 	}
-	// Refused at once rather than after reading the file; the import
-	// itself records the zone, in its transaction.
-	if _, err := db.NetworkTimeZone(ctx, loc.String(), true); err != nil {
-		return err
-	}
 	// The file is read a chunk at a time while the store writes the chunks
 	// in one database transaction: all or nothing, in bounded memory. The
 	// live heap of a large import is mostly the ids seen so far; without a

@@ -77,9 +77,6 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, accoun
 	}
 	c.Actor = afftrack.AccountActor(account)
 	t, created, err := s.recordConversion(r, c)
-	if afftrack.ErrorCode(err) == afftrack.EUNAVAILABLE {
-		w.Header().Set(headerRetryAfter, "5")
-	}
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,20 +112,14 @@ func (db *DB) migrateTo(ctx context.Context, last int64) error {
 	// migration's transaction takes the one write lock, which a command
 	// would otherwise wait for (and fail on) while an import holds it.
 	recorded, err := db.recordedMigrations(ctx)
-	if err == nil {
-		pending := false
-		for _, m := range ms {
-			if m.version <= last && !recorded[m.version] {
-				pending = true
-			}
-		}
+	if err == nil && len(ms) > 0 {
 		db.newerSchema = 0
 		for v := range recorded {
-			if len(ms) > 0 && v > ms[len(ms)-1].version {
+			if v > ms[len(ms)-1].version {
 				db.newerSchema = max(db.newerSchema, v)
 			}
 		}
-		if !pending {
+		if !slices.ContainsFunc(ms, func(m migration) bool { return m.version <= last && !recorded[m.version] }) {
 			return nil
 		}
 	}

@@ -42,14 +42,21 @@ func (db *DB) CheckTimeZone(ctx context.Context, name string) error {
 // one: the recorded one, else name. A name the caller was given (given)
 // that is not the recorded one is CheckTimeZone's error.
 func (db *DB) NetworkTimeZone(ctx context.Context, name string, given bool) (string, error) {
-	stored, err := db.setting(ctx, settingTimeZone)
+	return db.networkSetting(ctx, settingTimeZone, name, given, timeZoneMismatch)
+}
+
+// networkSetting is NetworkTimeZone for the setting of that name, whose
+// disagreement with a value given is mismatch's error.
+func (db *DB) networkSetting(ctx context.Context, name, value string, given bool,
+	mismatch func(stored, value string) error) (string, error) {
+	stored, err := db.setting(ctx, name)
 	switch {
 	case err != nil:
 		return "", err
-	case stored == "" || stored == name:
-		return name, nil
+	case stored == "" || stored == value:
+		return value, nil
 	case given:
-		return "", timeZoneMismatch(stored, name)
+		return "", mismatch(stored, value)
 	}
 	return stored, nil
 }
@@ -80,16 +87,7 @@ func (db *DB) CheckCurrency(ctx context.Context, code string) error {
 
 // NetworkCurrency is NetworkTimeZone for the network's currency.
 func (db *DB) NetworkCurrency(ctx context.Context, code string, given bool) (string, error) {
-	stored, err := db.RecordedCurrency(ctx)
-	switch {
-	case err != nil:
-		return "", err
-	case stored == "" || stored == code:
-		return code, nil
-	case given:
-		return "", currencyMismatch(stored, code)
-	}
-	return stored, nil
+	return db.networkSetting(ctx, settingCurrency, code, given, currencyMismatch)
 }
 
 func currencyMismatch(stored, code string) error {
