@@ -163,8 +163,14 @@ func rule(parent *record, name string, raw json.RawMessage, conditions bool) aff
 		r.fail("Percent", "a rule has exactly one of Percent and Flat")
 	}
 	if conditions {
-		out.AffiliateID = r.nullInt("AffiliateId", false)
+		out.AffiliateID = r.idRef("AffiliateId")
 		out.Category = r.nullStr("Category", false)
+		// An item whose Category is empty has none, so an empty Category
+		// could never match: refused rather than kept as a rule that never
+		// applies.
+		if out.Category.Valid && out.Category.Value == "" && r.err == nil {
+			r.fail("Category", "must not be empty; leave it out for a rule of every category")
+		}
 		out.CustomerType = enum(r, "CustomerType", false, afftrack.ParseCustomerType, afftrack.CustomerTypeNames())
 	}
 	if err := r.done(); err != nil && parent.err == nil {

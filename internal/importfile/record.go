@@ -261,11 +261,12 @@ func (r *record) nullBool(name string) afftrack.Null[bool] {
 	return afftrack.Some(r.bool(name))
 }
 
-// idRef reads an optional reference to a record: null, or a positive id.
+// idRef reads an optional reference to a record: null, or an id in the
+// range id reads.
 func (r *record) idRef(name string) afftrack.Null[int64] {
 	v := r.nullInt(name, false)
-	if v.Valid && v.Value < 1 && r.err == nil {
-		r.fail(name, "%d is not a valid id; ids are positive", v.Value)
+	if v.Valid && (v.Value < 1 || v.Value > afftrack.MaxID) && r.err == nil {
+		r.fail(name, "%d is not a valid id; ids are from 1 to %d", v.Value, afftrack.MaxID)
 	}
 	return v
 }

@@ -126,3 +126,31 @@ func FuzzParseProgram(f *testing.F) {
 		}
 	})
 }
+
+func TestParseProgramRefusesRulesThatCouldNeverApply(t *testing.T) {
+	const terms = `"TargetUrl": "https://shop.example/", "Commission": {"Percent": 10}`
+	tests := []struct {
+		name, rules, want string
+	}{
+		{"a negative AffiliateId", `[{"AffiliateId": -3, "Percent": 2}]`,
+			"Program.Rules[0].AffiliateId: -3 is not a valid id; ids are from 1 to 9007199254740991"},
+		{"an AffiliateId beyond 2^53 - 1", `[{"Percent": 2}, {"AffiliateId": 99999999999999999, "Percent": 3}]`,
+			"Program.Rules[1].AffiliateId: 99999999999999999 is not a valid id"},
+		{"an empty Category", `[{"Category": "", "Flat": 1}]`,
+			"Program.Rules[0].Category: must not be empty; leave it out for a rule of every category"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is refused, naming the rule", func(t *testing.T) {
+			_, err := importfile.ParseProgram(strings.NewReader(`{`+terms+`, "Rules": `+tt.rules+`}`), 1)
+			if msg := afftrack.ErrorMessage(err); !strings.HasPrefix(msg, tt.want) {
+				t.Errorf("error %q, want it to begin %q", msg, tt.want)
+			}
+		})
+	}
+	t.Run("a rule of no condition, and one of a blank category, are kept", func(t *testing.T) {
+		p, err := importfile.ParseProgram(strings.NewReader(`{`+terms+`, "Rules": [{"Percent": 5}, {"Category": " ", "Percent": 6}]}`), 1)
+		if err != nil || len(p.Rules) != 2 {
+			t.Errorf("program %+v, error %v; want two rules", p, err)
+		}
+	})
+}

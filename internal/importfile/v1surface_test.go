@@ -119,7 +119,7 @@ var v1SurfaceRejects = []struct{ name, doc, want string }{
 	{"a banner group name given twice for a merchant", `{"BannerGroups": [{` + v1Group + `}, {"Id": 2, "MerchantId": 2, "Name": "Spring", "TargetUrl": "https://a.example/"}, {"Id": 3, "MerchantId": 1, "Name": "Spring", "TargetUrl": "https://a.example/"}]}`,
 		`BannerGroups[2].Name: "Spring" is also the name of BannerGroups[0] of merchant 1`},
 	{"a banner's BannerGroupId of 0", `{"Banners": [{` + v1Banner + `, "BannerGroupId": 0}]}`,
-		"Banners[0].BannerGroupId: 0 is not a valid id; ids are positive"},
+		"Banners[0].BannerGroupId: 0 is not a valid id; ids are from 1 to 9007199254740991"},
 	{"a banner's DefaultForSize that is not a boolean", `{"Banners": [{` + v1Banner + `, "DefaultForSize": "maybe"}]}`,
 		`Banners[0].DefaultForSize: "maybe" is not a boolean`},
 
@@ -132,7 +132,7 @@ var v1SurfaceRejects = []struct{ name, doc, want string }{
 	{"a promotion that ends before it starts", `{"Promotions": [{` + v1Promotion + `, "StartDate": "2024-02-01", "EndDate": "2024-01-31"}]}`,
 		"Promotions[0].EndDate: is before StartDate"},
 	{"a promotion's AffiliateId of 0", `{"Promotions": [{` + v1Promotion + `, "AffiliateId": 0}]}`,
-		"Promotions[0].AffiliateId: 0 is not a valid id; ids are positive"},
+		"Promotions[0].AffiliateId: 0 is not a valid id; ids are from 1 to 9007199254740991"},
 	{"a promotion id given twice", `{"Promotions": [{` + v1Promotion + `}, {` + v1Promotion + `}]}`,
 		"Promotions[1].Id: 1 is also Promotions[0].Id"},
 	{"a promotion's unknown field", `{"Promotions": [{` + v1Promotion + `, "Code": "A"}]}`,
