@@ -200,6 +200,8 @@ func TestParseRejectsBadRecords(t *testing.T) {
 			`Affiliates[0].GstRegistered: "yes" is not a boolean`},
 		{"too many fractional digits", `{"Transactions": [{` + tx + `, "Status2": "Pending", "SaleValue": 1.23456}]}`,
 			`Transactions[0].SaleValue: "1.23456" has more than 4 fractional digits`},
+		{"a numeric cart reference longer than text may be", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": 1, "CartItemReference2": 1` + strings.Repeat("0", 4096) + `}]}]}`,
+			"Transactions[0].Items[0].CartItemReference2: is a number of 4097 bytes; text is at most 4096 bytes"},
 		{"item money with three digits", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Items": [{"Sku": "a", "Quantity": 1, "SaleValue": 1.005}]}]}`,
 			`Transactions[0].Items[0].SaleValue: "1.005" has more than 2 fractional digits`},
 		{"money as a string", `{"Transactions": [{` + tx + `, "Status2": "Pending", "Commission": "1.00"}]}`,

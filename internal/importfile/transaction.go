@@ -133,11 +133,14 @@ func parseItem(r *record) afftrack.TransactionItem {
 }
 
 // ref reads a cart item reference. The interface leaves its type open; the
-// service keeps it as text and takes a JSON number as its digits, so a
-// merchant's numeric references load as written.
+// service keeps it as text and takes a JSON number as written, so a
+// merchant's numeric references load as they are, bound as text is.
 func (r *record) ref(name string) afftrack.Null[string] {
 	raw := r.raw(name)
 	if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
+		if len(raw) > afftrack.MaxText {
+			r.fail(name, "is a number of %d bytes; text is at most %d bytes", len(raw), afftrack.MaxText)
+		}
 		return afftrack.Some(string(raw))
 	}
 	return r.nullStr(name, false)

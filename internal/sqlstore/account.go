@@ -205,6 +205,9 @@ func (s *AccountService) createAccount(ctx context.Context, kind afftrack.Accoun
 			if id == 0 {
 				// table is one of two constants, never input.
 				err = tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM `+table).Scan(&id)
+				if err == nil {
+					err = newID(noun, id)
+				}
 			} else {
 				var n int64
 				err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE id = $1`, id).Scan(&n)

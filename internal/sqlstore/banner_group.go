@@ -233,6 +233,9 @@ func (im *importer) bannersGroup(at record, b *afftrack.Banner) (int64, *bannerG
 		}
 	}
 	id = im.nextGroupID
+	if err := newID("banner group", id); err != nil {
+		return 0, nil, fmt.Errorf("%s.GroupName: %w", at, err)
+	}
 	g := &bannerGroup{merchantID: b.MerchantID, name: b.GroupName, targetURL: target}
 	if err := im.exec(insertBannerGroup, id, b.MerchantID, b.GroupName, target, toMillis(b.DateCreated),
 		toMillis(b.DateModified)); err != nil {

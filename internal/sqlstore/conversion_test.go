@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -591,6 +592,40 @@ func TestRecordConversionConcurrently(t *testing.T) {
 					t.Errorf("transaction %d: %v", id, err)
 				}
 			}
+		})
+	})
+}
+
+// TestNoIDIsGivenAboveMaxID: once an import has taken the largest id an
+// import file may name, the store refuses what would give itself a larger
+// one, saying so, and stores nothing.
+func TestNoIDIsGivenAboveMaxID(t *testing.T) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		conversionLoaded(t, db)
+		last := wantConversion(t, "THE-LAST")
+		last.ID = afftrack.MaxID
+		mustImport(t, db, &afftrack.Dataset{
+			Merchants: []afftrack.MerchantRecord{{Merchant: afftrack.Merchant{ID: afftrack.MaxID, Name: "The last merchant",
+				Status: afftrack.AccountActive}}},
+			Transactions: []afftrack.TransactionRecord{{Transaction: last}},
+		})
+		t.Run("a conversion is unprocessable and stores nothing", func(t *testing.T) {
+			s := sqlstore.NewConversionService(db, "AUD", trackingClock(t))
+			before := storedCounts(t, db)
+			c := afftrack.Conversion{MerchantID: 1, OrderID: "ONE-TOO-MANY", SaleValue: 100000, CurrencyCode: "AUD",
+				CustomerType: afftrack.CustomerTypeNew, ClickID: testClickID(clickBanner)}
+			_, _, err := s.RecordConversion(context.Background(), &c)
+			wantCode(t, err, afftrack.EUNPROCESSABLE)
+			if msg := afftrack.ErrorMessage(err); !strings.HasPrefix(msg, "no transaction id is left") {
+				t.Errorf("message %q", msg)
+			}
+			if after := storedCounts(t, db); after != before {
+				t.Errorf("rows of transactions, conversions = %v, want %v as before", after, before)
+			}
+		})
+		t.Run("a merchant created without an id is unprocessable", func(t *testing.T) {
+			err := sqlstore.NewAccountService(db).CreateMerchant(context.Background(), &afftrack.Merchant{Name: "One too many"})
+			wantCode(t, err, afftrack.EUNPROCESSABLE)
 		})
 	})
 }

@@ -199,6 +199,9 @@ func (s *ConversionService) writeConversions(ctx context.Context, q preparedTx, 
 	if err != nil {
 		return err
 	}
+	if err := newID("transaction", ids[len(ids)-1]); err != nil {
+		return err
+	}
 	for i, w := range group {
 		w.t.ID = ids[i]
 	}

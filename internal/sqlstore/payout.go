@@ -46,6 +46,9 @@ func (s *PayoutService) RunPayouts(ctx context.Context, run afftrack.PayoutRun) 
 	}
 	var payouts []afftrack.Payout
 	for _, affiliateID := range due {
+		if err := newID("invoice", nextID); err != nil {
+			return nil, err
+		}
 		p, err := s.pay(ctx, tx, run, affiliateID, nextID, end)
 		if err != nil {
 			return nil, fmt.Errorf("payouts: affiliate %d: %w", affiliateID, err)

@@ -237,6 +237,19 @@ func notFound() error {
 // does nothing, so it can be deferred.
 func rollback(tx *sql.Tx) { _ = tx.Rollback() }
 
+// newID checks an id the store gives itself, one above the largest taken.
+// An import may take ids up to afftrack.MaxID, the largest a JSON client
+// reading numbers as doubles keeps whole and an import file can name, so
+// after it there is none left to give: the write is refused, saying so,
+// rather than handing out an id no client can read back.
+func newID(noun string, id int64) error {
+	if id > afftrack.MaxID {
+		return afftrack.Errorf(afftrack.EUNPROCESSABLE,
+			"no %s id is left: ids run to %d, and an imported %s took the last", noun, afftrack.MaxID, noun)
+	}
+	return nil
+}
+
 // restoreConn runs the statements that set conn back after a bulk load or
 // a rebuild changed its settings. It is best effort, with a fresh context
 // since ctx may be why the caller is leaving; a failure discards the
