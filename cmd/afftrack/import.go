@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"time"
 
 	"github.com/afftrack/afftrack/internal/importfile"
 	"github.com/afftrack/afftrack/internal/sqlstore"
@@ -35,9 +34,9 @@ and rule.`)
 	if len(rest) != 1 {
 		return usageError("import", "import takes one FILE, or - for standard input")
 	}
-	loc, err := time.LoadLocation(*zone)
+	loc, err := networkZone("import", *zone)
 	if err != nil {
-		return usageError("import", "--timezone: %v", err)
+		return err
 	}
 	var r io.Reader = os.Stdin
 	if rest[0] != "-" {

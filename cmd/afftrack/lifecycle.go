@@ -44,9 +44,9 @@ func addLifecycleFlags(fs *flag.FlagSet) lifecycleFlags {
 // first (from cron, on a database just imported) cannot fix the network
 // to its defaults.
 func (f lifecycleFlags) open(ctx context.Context) (*sqlstore.DB, *sqlstore.LifecycleService, func() time.Time, error) {
-	loc, err := time.LoadLocation(*f.zone)
+	loc, err := networkZone(f.cmd, *f.zone)
 	if err != nil {
-		return nil, nil, nil, usageError(f.cmd, "--timezone: %v", err)
+		return nil, nil, nil, err
 	}
 	cur := strings.ToUpper(*f.currency)
 	if _, ok := afftrack.CurrencyName(cur); !ok {

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -301,4 +303,42 @@ func exitCode(err error) int {
 		return 2
 	}
 	return 1
+}
+
+// networkZone loads the zone a --timezone flag names. The zone's name is
+// what the database records and what later commands are checked against,
+// so "Local" with TZ unset, which Go names "Local", is resolved to the
+// IANA name of this machine's zone: recorded as "Local", it would pass the
+// check on a machine in another zone and shift every datetime there.
+func networkZone(cmd, name string) (*time.Location, error) {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, usageError(cmd, "--timezone: %v", err)
+	}
+	if loc.String() != "Local" {
+		return loc, nil
+	}
+	if loc, err = localZone("/etc/localtime"); err != nil {
+		return nil, usageError(cmd, "--timezone %s: %v", name, err)
+	}
+	return loc, nil
+}
+
+// localZone returns the zone that link, the system's localtime file, is a
+// symbolic link to, by the IANA name after "zoneinfo/" in its target.
+func localZone(link string) (*time.Location, error) {
+	const refused = "this machine's zone has no IANA name to record (TZ is unset and %s is not a link into a zoneinfo directory); give one, such as Australia/Sydney"
+	target, err := os.Readlink(link)
+	if err != nil {
+		return nil, fmt.Errorf(refused, link)
+	}
+	_, zone, ok := strings.Cut(target, "zoneinfo/")
+	if !ok {
+		return nil, fmt.Errorf(refused, link)
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil || loc.String() == "Local" {
+		return nil, fmt.Errorf(refused, link)
+	}
+	return loc, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,4 +129,38 @@ func TestThePayoutsFileKeepsNamesFromRunningAsFormulas(t *testing.T) {
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("payouts file (-want +got):\n%s", diff)
 	}
+}
+
+func TestLocalTimeIsRecordedByItsIANAName(t *testing.T) {
+	dir := t.TempDir()
+	link := func(name, target string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("a link into a zoneinfo directory gives the zone it names", func(t *testing.T) {
+		loc, err := localZone(link("paris", "/usr/share/zoneinfo/Europe/Paris"))
+		if err != nil || loc.String() != "Europe/Paris" {
+			t.Errorf("localZone = %v, %v; want Europe/Paris", loc, err)
+		}
+	})
+	for _, tt := range []struct{ name, path string }{
+		{"a link elsewhere", link("elsewhere", "/tmp/somewhere")},
+		{"a link to no zone", link("nozone", "/usr/share/zoneinfo/Nowhere/Atlantis")},
+		{"no link at all", filepath.Join(dir, "missing")},
+	} {
+		t.Run(tt.name+" is refused, asking for a name", func(t *testing.T) {
+			if loc, err := localZone(tt.path); err == nil || !strings.Contains(err.Error(), "give one, such as Australia/Sydney") {
+				t.Errorf("localZone = %v, %v; want an error asking for an IANA name", loc, err)
+			}
+		})
+	}
+	t.Run("--timezone Local is never recorded as Local", func(t *testing.T) {
+		loc, err := networkZone("import", "Local")
+		if err == nil && loc.String() == "Local" {
+			t.Error(`networkZone("Local") = Local, want the machine's zone by name or an error`)
+		}
+	})
 }

@@ -121,9 +121,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	loc, err := time.LoadLocation(cfg.Timezone)
+	loc, err := networkZone("serve", cfg.Timezone)
 	if err != nil {
-		return usageError("serve", "--timezone: %v", err)
+		return err
 	}
 	cfg.Currency = strings.ToUpper(cfg.Currency)
 	if _, ok := afftrack.CurrencyName(cfg.Currency); !ok {
