@@ -61,7 +61,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.DB, "db", defaultDB, dbUsage)
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", 0, "database connections open at once at most, 2 or more; a request waits for a free one (0: 4 per CPU, at least 8; on SQLite one more, for the writes)")
-	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL; XML namespaces and tracking links derive from it (default http:// and the --addr host and port, localhost for a loopback or wildcard host)")
+	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL; XML namespaces and tracking links derive from it (default http:// and the --addr host and port, localhost for 127.0.0.1, ::1 or a wildcard host)")
 	fs.StringVar(&c.TrackingURL, "tracking-url", "", "the base URL of every tracking link and of the pixel (default PUBLIC-URL/t)")
 	fs.StringVar(&c.Timezone, "timezone", "UTC", "the network's time zone (IANA name)")
 	fs.StringVar(&c.Redis, "redis", "", "Redis URL for rate limits shared by replicas (default: in process)")
@@ -476,14 +476,17 @@ func checkBaseURL(name, s string) error {
 const plainPathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
 
 // derivePublicURL is the public URL of a server listening on addr: its
-// host and port, with localhost for a loopback address or one that listens
-// on every interface, as a browser on the same machine would reach it.
+// host and port, with localhost for 127.0.0.1, ::1 or an address that
+// listens on every interface, as a browser on the same machine would
+// reach it. Another loopback address (127.0.0.2) is kept: localhost
+// resolves to neither.
 func derivePublicURL(addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return "http://" + addr.String()
 	}
-	if ip := net.ParseIP(host); host == "" || ip == nil || ip.IsLoopback() || ip.IsUnspecified() {
+	if ip := net.ParseIP(host); host == "" || ip == nil || ip.Equal(net.IPv4(127, 0, 0, 1)) ||
+		ip.Equal(net.IPv6loopback) || ip.IsUnspecified() {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)

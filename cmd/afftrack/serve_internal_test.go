@@ -47,3 +47,25 @@ func TestTheListeningLineShowsTheAddressAsGiven(t *testing.T) {
 		})
 	}
 }
+
+func TestThePublicURLFollowsTheAddressAServerListensOn(t *testing.T) {
+	for _, tt := range []struct{ name, addr, want string }{
+		{"127.0.0.1 is localhost", "127.0.0.1:8080", "http://localhost:8080"},
+		{"::1 is localhost", "[::1]:8080", "http://localhost:8080"},
+		{"every interface is localhost", "[::]:9090", "http://localhost:9090"},
+		{"every IPv4 interface is localhost", "0.0.0.0:9090", "http://localhost:9090"},
+		{"another loopback address is kept, as localhost would not reach it", "127.0.0.2:8080", "http://127.0.0.2:8080"},
+		{"an interface's address is kept", "192.0.2.7:80", "http://192.0.2.7:80"},
+		{"an IPv6 address keeps its brackets", "[2001:db8::7]:80", "http://[2001:db8::7]:80"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr, err := net.ResolveTCPAddr("tcp", tt.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := derivePublicURL(addr); got != tt.want {
+				t.Errorf("derivePublicURL(%s) = %q, want %q", tt.addr, got, tt.want)
+			}
+		})
+	}
+}
