@@ -2,6 +2,7 @@ package afftrack
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -74,6 +75,17 @@ func WebURLProblem(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return fmt.Sprintf("%q is not an absolute http or https URL without user information", s)
+	}
+	// net/url takes quotes and angle brackets in a host, and "http://:80/"
+	// as a host of a port alone; neither names a host a page can load from.
+	host := u.Hostname()
+	if host == "" || strings.ContainsAny(host, "\"'<>\\^`{|}%") {
+		return fmt.Sprintf("%q has no valid host name", s)
+	}
+	if strings.HasPrefix(u.Host, "[") {
+		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
+			return fmt.Sprintf("%q has no valid host name", s)
+		}
 	}
 	return ""
 }

@@ -49,3 +49,28 @@ func TestCutUTF8(t *testing.T) {
 		}
 	}
 }
+
+func TestWebURLProblem(t *testing.T) {
+	for _, tt := range []struct {
+		name, url string
+		ok        bool
+	}{
+		{"an https URL", "https://shop.example/logo.png", true},
+		{"an http URL with a port", "http://shop.example:8080/", true},
+		{"an IPv6 host", "http://[2001:db8::1]:8080/a", true},
+		{"an IDN host", "https://bücher.example/", true},
+		{"javascript:", "javascript:alert(1)", false},
+		{"user information", "https://user@shop.example/", false},
+		{"a port without a host", "http://:80/", false},
+		{"a host with a quote", `http://a.b"onerror="x/`, false},
+		{"a host with angle brackets", "http://a<b>.example/", false},
+		{"a bracketed host that is not IPv6", "http://[Foo]/", false},
+		{"a bracketed IPv4 address", "http://[127.0.0.1]/", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := afftrack.WebURLProblem(tt.url); (got == "") != tt.ok {
+				t.Errorf("WebURLProblem(%q) = %q, want ok %v", tt.url, got, tt.ok)
+			}
+		})
+	}
+}
