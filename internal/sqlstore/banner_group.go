@@ -165,6 +165,9 @@ func (im *importer) importBanners(d *afftrack.Dataset) error {
 		if err := im.checkMerchant(at, "MerchantId", b.MerchantID); err != nil {
 			return err
 		}
+		if err := im.keepsItsMerchant(at, b); err != nil {
+			return err
+		}
 		groupID, g, err := im.bannersGroup(at, b)
 		if err != nil {
 			return err
@@ -182,6 +185,27 @@ func (im *importer) importBanners(d *afftrack.Dataset) error {
 		} else {
 			delete(im.defaults, b.ID)
 		}
+	}
+	return nil
+}
+
+// keepsItsMerchant refuses a stored banner given again with another
+// merchant: its clicks and transactions name it with the merchant they
+// were credited to, and a click on it now would credit the other.
+func (im *importer) keepsItsMerchant(at record, b *afftrack.Banner) error {
+	st, err := im.stmt(`SELECT merchant_id FROM banners WHERE id = $1`)
+	var stored int64
+	if err == nil {
+		err = st.QueryRowContext(im.ctx, b.ID).Scan(&stored)
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("import %s: %w", at, err)
+	case stored != b.MerchantID:
+		return afftrack.Errorf(afftrack.EINVALID, "%s.MerchantId: banner %d is merchant %d's; a banner keeps its merchant",
+			at, b.ID, stored)
 	}
 	return nil
 }

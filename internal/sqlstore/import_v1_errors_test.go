@@ -125,6 +125,12 @@ func TestImportBannerGroupsAndDefaults(t *testing.T) {
 				Name: "Summer", TargetURL: "https://two.example/"}}})
 			wantError(t, err, afftrack.EINVALID, "BannerGroups[0].MerchantId: banner group 10 holds banners of merchant 1")
 		})
+		t.Run("a banner given again does not move to another merchant", func(t *testing.T) {
+			b := banner(2, true)
+			b.MerchantID, b.BannerGroupID, b.GroupName = 2, afftrack.Null[int64]{}, "Elsewhere"
+			_, err := importAt(t, db, v1Later, &afftrack.Dataset{Banners: []afftrack.Banner{b}})
+			wantError(t, err, afftrack.EINVALID, "Banners[0].MerchantId: banner 2 is merchant 1's; a banner keeps its merchant")
+		})
 		t.Run("a group a banner makes takes the id after the largest", func(t *testing.T) {
 			mustImportAt(t, db, v1Later, &afftrack.Dataset{BannerGroups: []afftrack.BannerGroup{{ID: 40, MerchantID: 2,
 				Name: "Big", TargetURL: "https://two.example/"}}})
