@@ -81,6 +81,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--tracking-url", "javascript:x"}, "--tracking-url must be an absolute http or https URL"},
 		{[]string{"serve", "--redis", "redis://:pw@host:badport/0"}, "--redis <unparsable redis URL>"},
 		{[]string{"import", "--bogus", "x.json"}, "-bogus; see afftrack import --help"},
+		{[]string{"import", "--db", "postgress://u:secret@h/db", "x.json"},
+			`--db: the URL must start with "sqlite:", "postgres://" or "postgresql://"; see afftrack import --help`},
+		{[]string{"key", "list", "--db", "foo:bar"}, `--db: the URL must start with "sqlite:"`},
 		{[]string{"migrate", "extra"}, `migrate takes no arguments, got ["extra"]; see afftrack migrate --help`},
 		{[]string{"version", "--bogus"}, "-bogus; see afftrack version --help"},
 		{[]string{"version", "extra"}, `version takes no arguments, got ["extra"]; see afftrack version --help`},
@@ -148,6 +151,9 @@ func TestUsageErrors(t *testing.T) {
 			}
 			if stdout.Len() > 0 {
 				t.Errorf("standard output is not empty:\n%s", stdout.String())
+			}
+			if strings.Contains(stderr.String(), "secret") {
+				t.Errorf("standard error shows a password:\n%s", stderr.String())
 			}
 			if files, _ := os.ReadDir(dir); len(files) > 0 {
 				t.Errorf("created %v", files)

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/sqlstore"
 )
 
 const usage = `afftrack: an affiliate-network tracking service
@@ -253,6 +254,14 @@ func (e *cliEnv) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 		}
 	})
+	// A database URL of no kind is checked here, with the other flags,
+	// rather than by a flag.Value: the flag package's error would quote
+	// the URL, password and all.
+	if f := fs.Lookup("db"); f != nil && err == nil {
+		if cerr := sqlstore.CheckURL(f.Value.String()); cerr != nil {
+			err = usageError(fs.Name(), "--db: %v", cerr)
+		}
+	}
 	return positional, err
 }
 

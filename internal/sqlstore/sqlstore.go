@@ -129,6 +129,18 @@ const MinOpenConns = 2
 // run at once only queue inside it, where no deadline sees them.
 func DefaultMaxOpenConns() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
+// CheckURL reports whether dsn names a kind of database Open opens, so
+// that a command can refuse one before it does anything else. The error
+// does not echo dsn: it may hold a password.
+func CheckURL(dsn string) error {
+	for _, prefix := range []string{"sqlite:", "postgres://", "postgresql://"} {
+		if strings.HasPrefix(dsn, prefix) {
+			return nil
+		}
+	}
+	return errors.New(`the URL must start with "sqlite:", "postgres://" or "postgresql://"`)
+}
+
 // Open opens and pings the database named by dsn: "sqlite:PATH" (the file
 // is created on first use), "sqlite::memory:" (a private in-memory database
 // that lives until Close), or a "postgres://" or "postgresql://" URL. It
@@ -151,8 +163,7 @@ func Open(ctx context.Context, dsn string, opts ...Options) (*DB, error) {
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		db, err = openPostgres(dsn)
 	default:
-		// The DSN is not echoed: it may hold a password.
-		return nil, errors.New(`open database: the URL must start with "sqlite:", "postgres://" or "postgresql://"`)
+		return nil, fmt.Errorf("open database: %w", CheckURL(dsn))
 	}
 	if err != nil {
 		return nil, err
