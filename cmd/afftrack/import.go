@@ -45,6 +45,11 @@ and rule.`)
 			return err
 		}
 		defer f.Close()
+		// A directory opens, and would fail only once read, after the
+		// database was made.
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return fmt.Errorf("%s is a directory, not an import file", rest[0])
+		}
 		r = f
 	}
 	db, err := openStore(ctx, *dsn)

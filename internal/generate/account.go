@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/afftrack/afftrack"
 )
@@ -293,6 +294,10 @@ func (g *Generator) emitMerchants(limit int) (int, bool) {
 				AvatarURL: "https://cdn.example.com/avatars/" + strconv.FormatInt(m.id, 10) + ".png",
 			},
 			APIKeys: []string{MerchantKey(m.id)},
+			// Every account and membership dates from the network's
+			// start, not the import's now: the same flags give the same
+			// data, and nobody joins after their first sale.
+			DateCreated: g.since(), DateModified: g.since(),
 		})
 	}
 	g.summary.Merchants += len(g.c.d.Merchants)
@@ -309,7 +314,8 @@ func (g *Generator) emitAffiliates(limit int) (int, bool) {
 				ID: id, ContactName: a.contact, BusinessName: a.business, Status: a.status,
 				GSTRegistered: a.gst, RateLimit: unlimited,
 			},
-			APIKeys: []string{AffiliateKey(id)},
+			APIKeys:     []string{AffiliateKey(id)},
+			DateCreated: g.since(), DateModified: g.since(),
 		})
 	}
 	g.summary.Affiliates += len(g.c.d.Affiliates)
@@ -332,13 +338,26 @@ func (g *Generator) emitMemberships(limit int) (int, bool) {
 		if j >= m.members {
 			status = memberStatuses[j%len(memberStatuses)]
 		}
-		g.c.d.Memberships = append(g.c.d.Memberships, afftrack.Membership{AffiliateID: g.member(m, j), MerchantID: m.id, Status: status})
+		ms := afftrack.Membership{AffiliateID: g.member(m, j), MerchantID: m.id, Status: status, DateModified: g.since()}
+		if status != afftrack.MembershipInvited {
+			ms.DateApplied = g.since()
+		}
+		if status == afftrack.MembershipJoined {
+			ms.DateApproved = g.since()
+		}
+		g.c.d.Memberships = append(g.c.d.Memberships, ms)
 		if g.cursor[1]++; g.cursor[1] == m.members+m.invited {
 			g.cursor = [2]int{g.cursor[0] + 1, 0}
 		}
 	}
 	g.summary.Memberships += len(g.c.d.Memberships)
 	return len(g.c.d.Memberships), g.cursor[0] == len(g.merchants)
+}
+
+// since is the network's start, a day before the first transaction's, as
+// a record's date.
+func (g *Generator) since() afftrack.Null[time.Time] {
+	return afftrack.Some(g.cfg.Start.AddDate(0, 0, -1))
 }
 
 // member returns the id of the merchant's j-th member: Joined when j <

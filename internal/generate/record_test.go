@@ -45,11 +45,15 @@ func checkRecords(t *testing.T, n *network, cfg generate.Config) {
 		}
 	}
 
+	// Every account and membership dates from the day before the first
+	// transaction, whatever the day it is generated on.
+	since := afftrack.Some(start.AddDate(0, 0, -1))
 	merchants := map[int64]*afftrack.MerchantRecord{}
 	for i := range n.Merchants {
 		m := &n.Merchants[i]
 		if m.ID != int64(i+1) || m.Name == "" || m.Status == 0 ||
-			!slices.Equal(m.APIKeys, []string{generate.MerchantKey(m.ID)}) || m.RateLimit != unlimited {
+			!slices.Equal(m.APIKeys, []string{generate.MerchantKey(m.ID)}) || m.RateLimit != unlimited ||
+			m.DateCreated != since || m.DateModified != since {
 			t.Errorf("Merchants[%d] = %+v", i, m)
 		}
 		text("merchant name", m.Name, m.AvatarURL)
@@ -59,7 +63,8 @@ func checkRecords(t *testing.T, n *network, cfg generate.Config) {
 	for i := range n.Affiliates {
 		a := &n.Affiliates[i]
 		if a.ID != int64(i+1) || a.ContactName == "" || a.Status == 0 ||
-			!slices.Equal(a.APIKeys, []string{generate.AffiliateKey(a.ID)}) || a.RateLimit != unlimited {
+			!slices.Equal(a.APIKeys, []string{generate.AffiliateKey(a.ID)}) || a.RateLimit != unlimited ||
+			a.DateCreated != since || a.DateModified != since {
 			t.Errorf("Affiliates[%d] = %+v", i, a)
 		}
 		text("affiliate names", a.ContactName, a.BusinessName)
@@ -72,6 +77,16 @@ func checkRecords(t *testing.T, n *network, cfg generate.Config) {
 			t.Errorf("Memberships[%d] = %+v is a duplicate, refers to a missing account or has no status", i, ms)
 		}
 		joined[key] = ms.Status == afftrack.MembershipJoined
+		wantApplied, wantApproved := since, afftrack.Null[time.Time]{}
+		if ms.Status == afftrack.MembershipInvited {
+			wantApplied = afftrack.Null[time.Time]{}
+		}
+		if joined[key] {
+			wantApproved = since
+		}
+		if ms.DateApplied != wantApplied || ms.DateApproved != wantApproved || ms.DateModified != since {
+			t.Errorf("Memberships[%d] = %+v: dates not of the network's start", i, ms)
+		}
 	}
 	banners := map[int64]int64{}
 	for i, b := range n.Banners {
