@@ -43,15 +43,13 @@ const (
 func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
-		if s.refuseGuesser(w, r) {
+		endLookup, refused := s.refuseGuesser(w, r)
+		if refused {
 			return
 		}
 		account, err := s.authenticate(r, kind)
+		endLookup(err != nil && afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED)
 		if err != nil {
-			if afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED {
-				key, _ := requestKey(r, st.query)
-				s.authFailures.fail(s.clientAddress(r), key, s.clock())
-			}
 			s.writeError(w, r, err)
 			return
 		}

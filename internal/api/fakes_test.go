@@ -35,9 +35,17 @@ type fakeAccounts struct {
 	afftrack.AccountService
 	byHash map[string]*afftrack.Account
 	err    error
+	// With gate set, a lookup counts itself in lookups and waits for the
+	// gate to close, as a lookup on a slow store does.
+	gate    chan struct{}
+	lookups atomic.Int64
 }
 
 func (f *fakeAccounts) Authenticate(_ context.Context, keyHash string) (*afftrack.Account, error) {
+	if f.gate != nil {
+		f.lookups.Add(1)
+		<-f.gate
+	}
 	if f.err != nil {
 		return nil, f.err
 	}

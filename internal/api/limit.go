@@ -128,6 +128,9 @@ const maxTrackedAddresses = 100_000
 // failed among the address's last few failures does not count again, so
 // a client polling with a revoked key (an aggregator serving many
 // accounts from one host) does not lock out the address's other keys.
+// A lookup in flight counts as a failure to come until it ends, so guesses
+// sent at once, each passing the check while the others are still looked
+// up, cannot spend more than the budget.
 // Its memory is bounded: when it tracks max
 // addresses, those whose minute is over are forgotten, and if none is,
 // one arbitrary address is (Go's map order is random), so a flood of new
@@ -143,11 +146,12 @@ type failureBudget struct {
 }
 
 // failureWindow is one address's count in the minute that began at start,
-// and the hashes of its last failed keys.
+// the hashes of its last failed keys, and its lookups in flight.
 type failureWindow struct {
-	start  time.Time
-	n      int
-	recent [recentFailedKeys]uint64
+	start   time.Time
+	n       int
+	pending int
+	recent  [recentFailedKeys]uint64
 }
 
 // recentFailedKeys is how many of an address's failed keys are
@@ -159,24 +163,42 @@ func newFailureBudget(perMinute, max int) *failureBudget {
 		seed: maphash.MakeSeed()}
 }
 
-// retryAfter returns how long addr must wait before its key is looked up
-// again, 0 if it may go ahead now.
-func (b *failureBudget) retryAfter(addr string, now time.Time) time.Duration {
+// begin takes a place for one lookup of addr's key, or returns how long
+// addr must wait: until its minute is over when its failures are spent,
+// a second when the lookups in flight would spend what is left. A place
+// taken must be given back by end.
+func (b *failureBudget) begin(addr string, now time.Time) time.Duration {
 	if b.perMinute <= 0 {
 		return 0
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w, ok := b.addrs[addr]
-	if !ok || now.Sub(w.start) >= time.Minute || w.n < b.perMinute {
-		return 0
+	if ok && now.Sub(w.start) >= time.Minute {
+		w = failureWindow{start: now, pending: w.pending}
 	}
-	return w.start.Add(time.Minute).Sub(now)
+	switch {
+	case w.n >= b.perMinute:
+		return w.start.Add(time.Minute).Sub(now)
+	case w.n+w.pending >= b.perMinute:
+		return time.Second
+	}
+	if !ok {
+		if len(b.addrs) >= b.max {
+			b.evict(now)
+		}
+		w.start = now
+	}
+	w.pending++
+	b.addrs[addr] = w
+	return 0
 }
 
-// fail counts one failed authentication of addr with key, unless key
-// failed among addr's last recentFailedKeys failures this minute.
-func (b *failureBudget) fail(addr, key string, now time.Time) {
+// end gives back the place begin took for addr's lookup of key and, if it
+// failed, counts the failure, unless key failed among addr's last
+// recentFailedKeys failures this minute. An address left with nothing
+// counted is forgotten, so clients that authenticate take no room.
+func (b *failureBudget) end(addr, key string, failed bool, now time.Time) {
 	if b.perMinute <= 0 {
 		return
 	}
@@ -184,19 +206,38 @@ func (b *failureBudget) fail(addr, key string, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w, ok := b.addrs[addr]
-	if !ok || now.Sub(w.start) >= time.Minute {
-		if !ok && len(b.addrs) >= b.max {
+	if !ok {
+		// Evicted meanwhile by a flood of addresses: its place went with it.
+		if !failed {
+			return
+		}
+		if len(b.addrs) >= b.max {
 			b.evict(now)
 		}
-		w = failureWindow{start: now}
+		w = failureWindow{start: now, pending: 1}
 	}
-	if slices.Contains(w.recent[:], h) {
+	w.pending = max(w.pending-1, 0)
+	if now.Sub(w.start) >= time.Minute {
+		w = failureWindow{start: now, pending: w.pending}
+	}
+	if failed && !slices.Contains(w.recent[:], h) {
+		copy(w.recent[1:], w.recent[:recentFailedKeys-1])
+		w.recent[0] = h
+		w.n++
+	}
+	if w.n == 0 && w.pending == 0 {
+		delete(b.addrs, addr)
 		return
 	}
-	copy(w.recent[1:], w.recent[:recentFailedKeys-1])
-	w.recent[0] = h
-	w.n++
 	b.addrs[addr] = w
+}
+
+// fail counts one failed authentication of addr with key, as a lookup
+// begun and ended would; for tests.
+func (b *failureBudget) fail(addr, key string, now time.Time) {
+	if b.begin(addr, now) == 0 {
+		b.end(addr, key, true, now)
+	}
 }
 
 // evict makes room for one address; b.mu is held. The sweep of every
@@ -247,13 +288,22 @@ func (s *Server) clientAddress(r *http.Request) string {
 	return ip.String()
 }
 
-// refuseGuesser answers 429 for an address whose failures are spent.
-func (s *Server) refuseGuesser(w http.ResponseWriter, r *http.Request) bool {
-	wait := s.authFailures.retryAfter(s.clientAddress(r), s.clock())
+// refuseGuesser answers 429 for an address whose failures are spent, and
+// otherwise returns the function that ends its lookup, given whether the
+// lookup failed to authenticate.
+func (s *Server) refuseGuesser(w http.ResponseWriter, r *http.Request) (end func(failed bool), refused bool) {
+	addr := s.clientAddress(r)
+	wait := s.authFailures.begin(addr, s.clock())
 	if wait <= 0 {
-		return false
+		return func(failed bool) {
+			key := ""
+			if failed {
+				key, _ = requestKey(r, stateOf(r).query)
+			}
+			s.authFailures.end(addr, key, failed, s.clock())
+		}, false
 	}
 	w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
 	s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
-	return true
+	return nil, true
 }

@@ -231,3 +231,46 @@ func BenchmarkFailureBudgetFlood(b *testing.B) {
 		budget.fail(addrs[i%len(addrs)], "guess", now.Add(time.Duration(i%50)*time.Second))
 	}
 }
+
+// TestGuessesSentAtOnceSpendNoMoreThanTheBudget: guesses that arrive while
+// the first are still being looked up each pass the check before any has
+// failed; a lookup in flight counts against the budget, so no more than it
+// reach the store.
+func TestGuessesSentAtOnceSpendNoMoreThanTheBudget(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	h.accounts.gate = make(chan struct{})
+	const guesses = 50
+	statuses := make(chan int, guesses)
+	for i := range guesses {
+		go func() { statuses <- lookupFrom(h, "192.0.2.1", "", fmt.Sprintf("guess-%d", i)).Code }()
+	}
+	counts := map[int]int{}
+	for range guesses - 3 {
+		counts[<-statuses]++
+	}
+	close(h.accounts.gate)
+	for range 3 {
+		counts[<-statuses]++
+	}
+	if diff := cmp.Diff(map[int]int{http.StatusUnauthorized: 3, http.StatusTooManyRequests: guesses - 3}, counts); diff != "" {
+		t.Errorf("answers by status (-want +got):\n%s", diff)
+	}
+	if n := h.accounts.lookups.Load(); n != 3 {
+		t.Errorf("%d keys were looked up, want 3", n)
+	}
+	t.Run("then even a good key is refused", func(t *testing.T) {
+		mustStatus(t, lookupFrom(h, "192.0.2.1", "", merchantKey), http.StatusTooManyRequests)
+	})
+}
+
+// TestLookupsThatSucceedLeaveTheBudgetWhole: a key that authenticates
+// gives its place back uncounted, and the address is forgotten.
+func TestLookupsThatSucceedLeaveTheBudgetWhole(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	for range 10 {
+		mustStatus(t, lookupFrom(h, "192.0.2.1", "", merchantKey), http.StatusOK)
+	}
+	if n := h.srv.authFailures.tracked(); n != 0 {
+		t.Errorf("tracks %d addresses after good keys only, want 0", n)
+	}
+}
