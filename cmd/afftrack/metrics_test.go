@@ -1,9 +1,14 @@
 package main_test
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestServeMetrics(t *testing.T) {
@@ -54,6 +59,31 @@ func TestServeMetrics(t *testing.T) {
 		check(t, s, &server{base: "http://" + addr})
 		if status, _, _ := s.get(t, "/metrics"); status != 404 {
 			t.Errorf("/metrics on the API's address = %d, want 404", status)
+		}
+	})
+
+	t.Run("the metrics address answers a body that never comes 400 at once, and closes", func(t *testing.T) {
+		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		serve(t, "--demo", "--metrics-addr", addr)
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprint(c, "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		br := bufio.NewReader(c)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("status %d, want 400", res.StatusCode)
+		}
+		if _, err := br.ReadByte(); err != io.EOF {
+			t.Errorf("the connection stays open (%v), want it closed", err)
 		}
 	})
 

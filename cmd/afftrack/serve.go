@@ -328,9 +328,35 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", metricsHandler)
-		servers = append(servers, listening{http: newHTTPServer(mux, logger), ln: mln})
+		// The metrics listener shares the process's file descriptors and
+		// shutdown with the API's, so it is bounded as tightly: a few
+		// connections for the scrapers, a deadline on the whole request
+		// and on the answer, and no body waited for.
+		msrv := newHTTPServer(withoutBodies(mux), logger)
+		msrv.ReadTimeout, msrv.WriteTimeout = 10*time.Second, 30*time.Second
+		servers = append(servers, listening{http: msrv, ln: capConns(mln, metricsMaxConns)})
 	}
 	return servers, nil
+}
+
+// metricsMaxConns bounds the connections of the --metrics-addr listener:
+// its clients are a few scrapers.
+const metricsMaxConns = 32
+
+// withoutBodies answers a request that carries a body 400 and closes its
+// connection: the metrics listener reads no body, and net/http would
+// otherwise wait for one, to discard it, before it answers; a read
+// deadline already past makes it give up at once.
+func withoutBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			w.Header().Set("Connection", "close")
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			http.Error(w, "the request has a body; /metrics takes none", http.StatusBadRequest)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // newHTTPServer returns a server for h with timeouts that keep a slow or

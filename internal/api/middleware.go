@@ -105,7 +105,9 @@ func (s *Server) endRequest(r *http.Request, st *requestState, start time.Time) 
 	}
 	status := st.rw.status
 	switch {
-	case st.gone:
+	case st.gone, st.rw.failed:
+		// A handler that meets a failed write aborts (abortClientGone);
+		// one that cannot, such as the metrics', is reported here alike.
 		status = statusClientGone
 	case !st.rw.wroteHeader:
 		status = http.StatusOK
@@ -285,6 +287,7 @@ type responseWriter struct {
 	wroteHeader  bool
 	status       int
 	bytes        int64
+	failed       bool   // a write failed: the client went away or stopped reading
 	beforeHeader func() // run once, as the header is written (withoutBody)
 }
 
@@ -314,6 +317,9 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	}
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
+	if err != nil {
+		w.failed = true
+	}
 	return n, err
 }
 

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -152,8 +154,28 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	})
 
+	t.Run("a scrape whose client hung up is counted as 499, not 200", func(t *testing.T) {
+		h, _ := newMetricsHarness(t)
+		h.srv.Handler().ServeHTTP(&hungUp{header: http.Header{}}, httptest.NewRequest("GET", "/metrics", nil))
+		w := h.do("GET", "/metrics")
+		if !strings.Contains(w.Body.String(), `afftrack_http_requests_total{method="GET",route="/metrics",status="499"} 1`) {
+			t.Errorf("the scrape whose client hung up is not counted as 499:\n%s", w.Body.String())
+		}
+		if strings.Contains(h.logs.String(), "level=ERROR") {
+			t.Errorf("logged an error:\n%s", h.logs.String())
+		}
+	})
+
 	t.Run("without a metrics handler /metrics is a 404", func(t *testing.T) {
 		h := newHarness(t)
 		mustStatus(t, h.do("GET", "/metrics"), http.StatusNotFound)
 	})
 }
+
+// hungUp is a response whose every write fails, as one to a client that
+// reset its connection.
+type hungUp struct{ header http.Header }
+
+func (h *hungUp) Header() http.Header       { return h.header }
+func (h *hungUp) WriteHeader(int)           {}
+func (h *hungUp) Write([]byte) (int, error) { return 0, errors.New("write: connection reset by peer") }

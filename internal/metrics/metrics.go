@@ -16,6 +16,7 @@
 package metrics
 
 import (
+	"bytes"
 	"database/sql"
 	"log/slog"
 	"net/http"
@@ -127,13 +128,37 @@ func (m *Metrics) RegisterDB(db *sql.DB) error {
 
 // Handler serves the registry in the Prometheus exposition formats. A
 // collector that fails is logged and left out; the rest is still served,
-// so one broken collector does not blind the whole scrape.
+// so one broken collector does not blind the whole scrape. The answer is
+// made whole in memory (some tens of kilobytes) and then written at once:
+// written as it is made, a client that hung up made every metric family's
+// write fail, each logged as an error of the service.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{
+	h := promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(m.logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := &bufferedResponse{header: w.Header(), status: http.StatusOK}
+		h.ServeHTTP(b, r)
+		w.WriteHeader(b.status)
+		// A failed write is the client's going; the caller's writer
+		// reports it.
+		_, _ = w.Write(b.body.Bytes())
+	})
 }
+
+// bufferedResponse is a ResponseWriter that keeps the body in memory and
+// the header in the real response's, which is sent only when the real
+// response's WriteHeader is called.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedResponse) WriteHeader(status int)      { b.status = status }
 
 // ObserveRequest counts one answered request and its duration. route must
 // be a pattern of the route table or "unmatched", never a raw path.

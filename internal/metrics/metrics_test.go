@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -159,5 +160,36 @@ func TestConcurrentRequests(t *testing.T) {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("scrape lacks %s", want)
 		}
+	}
+}
+
+// goneClient is a response whose every write fails, as a connection the
+// client reset does.
+type goneClient struct {
+	header http.Header
+	writes int
+}
+
+func (g *goneClient) Header() http.Header { return g.header }
+func (g *goneClient) WriteHeader(int)     {}
+func (g *goneClient) Write([]byte) (int, error) {
+	g.writes++
+	return 0, errors.New("write: broken pipe")
+}
+
+func TestAClientThatHungUpIsWrittenToOnceAndLogsNothing(t *testing.T) {
+	var logs strings.Builder
+	m := New(slog.New(slog.NewTextHandler(&logs, nil)))
+	m.ObserveRequest("GET /V1/Merchant/Transactions/{id}", "GET", 200, time.Millisecond)
+	g := &goneClient{header: http.Header{}}
+	m.Handler().ServeHTTP(g, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if g.writes != 1 {
+		t.Errorf("%d writes to the client, want 1", g.writes)
+	}
+	if logs.Len() > 0 {
+		t.Errorf("logged:\n%s", logs.String())
+	}
+	if ct := g.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Errorf("Content-Type = %q, want the exposition format's", ct)
 	}
 }
