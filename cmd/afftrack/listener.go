@@ -57,9 +57,10 @@ func (c *cappedConn) Close() error {
 // third of it has drained: a client taking a long list at a steady 30 KB/s
 // then made no progress the write deadline could see for 30 s and was cut
 // mid-list. With this buffer a write blocks for at most about 170 KB of
-// the client's reading, so the deadline cuts only clients slower than
-// about 6 KB/s; a connection can still have 512 KB in flight, some 2.5
-// MB/s at 200 ms of round trip.
+// what the client's side takes; its receive buffer, which opens its
+// window in steps, sets the rest, so a steady reader at 12 KB/s keeps a
+// long list and one at 7 KB/s may not (docs/api.md). A connection can
+// still have 512 KB in flight, some 2.5 MB/s at 200 ms of round trip.
 const sendBuffer = 256 << 10
 
 // boundSendBuffers sets each accepted TCP connection's send buffer to
