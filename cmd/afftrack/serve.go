@@ -223,6 +223,13 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.MetricsAddr == "" {
 		svc.Metrics = m.Handler()
 	}
+	if limit, ok := openFileLimit(); ok {
+		if capped := connsWithin(cfg.MaxConns, limit); capped != cfg.MaxConns {
+			logger.Warn("client connections are bounded by what the limit of open files leaves",
+				"max_conns", cfg.MaxConns, "open_files", limit, "bound", capped)
+			cfg.MaxConns = capped
+		}
+	}
 	servers, err := listen(cfg, m.Handler(), logger)
 	if err != nil {
 		return err
@@ -337,6 +344,27 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 		servers = append(servers, listening{http: msrv, ln: capConns(mln, metricsMaxConns)})
 	}
 	return servers, nil
+}
+
+// reservedFiles are the open files kept beside the client connections:
+// the database's (a SQLite file, its log and index, or PostgreSQL's
+// connections), Redis's, the metrics listener's, the log and the rest.
+const reservedFiles = 256
+
+// connsWithin returns the client connections to allow, want (0: no
+// bound) or fewer, so that they and the files the process needs besides
+// stay within limit open files: past it, accept fails, and with it every
+// other request of the process.
+func connsWithin(want int, limit uint64) int {
+	room := limit / 2
+	if limit > 2*reservedFiles {
+		room = limit - reservedFiles
+	}
+	room = max(min(room, 1<<20), 1)
+	if want == 0 || uint64(want) > room {
+		return int(room)
+	}
+	return want
 }
 
 // metricsMaxConns bounds the connections of the --metrics-addr listener:

@@ -69,3 +69,24 @@ func TestThePublicURLFollowsTheAddressAServerListensOn(t *testing.T) {
 		})
 	}
 }
+
+func TestClientConnectionsStayWithinTheLimitOfOpenFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		want        int
+		limit       uint64
+		wantAllowed int
+	}{
+		{"the default beside a large limit is kept", 4096, 1 << 20, 4096},
+		{"the default beside 1024 files leaves room for the rest", 4096, 1024, 1024 - reservedFiles},
+		{"no bound beside 1024 files is bounded", 0, 1024, 1024 - reservedFiles},
+		{"a small limit keeps half for the rest", 4096, 256, 128},
+		{"fewer than the room are as asked", 100, 1024, 100},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := connsWithin(tt.want, tt.limit); got != tt.wantAllowed {
+				t.Errorf("connsWithin(%d, %d) = %d, want %d", tt.want, tt.limit, got, tt.wantAllowed)
+			}
+		})
+	}
+}
