@@ -274,3 +274,15 @@ func TestLookupsThatSucceedLeaveTheBudgetWhole(t *testing.T) {
 		t.Errorf("tracks %d addresses after good keys only, want 0", n)
 	}
 }
+
+func TestTheHTTP2PrefaceIsAnUnsupportedVersion(t *testing.T) {
+	h := newHarness(t)
+	r := httptest.NewRequest("PRI", "*", nil)
+	r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
+	w := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(w, r)
+	mustStatus(t, w, http.StatusHTTPVersionNotSupported)
+	if got := w.Header().Get("Connection"); got != "close" {
+		t.Errorf("Connection = %q, want close", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -75,6 +76,23 @@ func (s *Server) withState(next http.Handler) http.Handler {
 		// customer. The OpenAPI document sets its own.
 		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, st)))
+	})
+}
+
+// withHTTP1 answers the HTTP/2 connection preface ("PRI * HTTP/2.0"),
+// which net/http hands to the handler so that an h2c server could take
+// it over, 505 and closes the connection, as net/http answers any other
+// HTTP/2 request sent as text: the server speaks HTTP/1 only.
+func withHTTP1(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 1 {
+			w.Header().Set("Connection", "close")
+			w.Header().Set(headerContentType, "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusHTTPVersionNotSupported)
+			io.WriteString(w, "unsupported protocol version")
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

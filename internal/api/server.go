@@ -235,8 +235,9 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 	s.handler = s.withState(
 		s.withLogging(
 			s.withRecover(
-				s.withoutBody(
-					s.withCanonicalPath(mux)))))
+				withHTTP1(
+					s.withoutBody(
+						s.withCanonicalPath(mux))))))
 	return s
 }
 
