@@ -152,6 +152,7 @@ type failureWindow struct {
 	n       int
 	pending int
 	recent  [recentFailedKeys]uint64
+	wake    chan struct{} // closed when a lookup ends, for those waiting; nil: none waits
 }
 
 // recentFailedKeys is how many of an address's failed keys are
@@ -163,35 +164,64 @@ func newFailureBudget(perMinute, max int) *failureBudget {
 		seed: maphash.MakeSeed()}
 }
 
+// busyWait bounds how long a lookup waits for the lookups in flight
+// before it of its address to end.
+const busyWait = time.Second
+
 // begin takes a place for one lookup of addr's key, or returns how long
-// addr must wait: until its minute is over when its failures are spent,
-// a second when the lookups in flight would spend what is left. A place
-// taken must be given back by end.
-func (b *failureBudget) begin(addr string, now time.Time) time.Duration {
+// addr must wait: until its minute is over when its failures are spent.
+// While the lookups in flight would spend what is left, it waits for one
+// of them to end (they take milliseconds), so that an aggregator whose
+// many keys are looked up at once is served in turn, and a burst of
+// guesses finds the budget spent; after busyWait, or when ctx ends, it
+// gives up and returns a second. A place taken must be given back by end.
+func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.Time) time.Duration {
 	if b.perMinute <= 0 {
 		return 0
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	w, ok := b.addrs[addr]
-	if ok && now.Sub(w.start) >= time.Minute {
-		w = failureWindow{start: now, pending: w.pending}
-	}
-	switch {
-	case w.n >= b.perMinute:
-		return w.start.Add(time.Minute).Sub(now)
-	case w.n+w.pending >= b.perMinute:
-		return time.Second
-	}
-	if !ok {
-		if len(b.addrs) >= b.max {
-			b.evict(now)
+	var timeout <-chan time.Time
+	for {
+		b.mu.Lock()
+		t := now()
+		w, ok := b.addrs[addr]
+		if ok && t.Sub(w.start) >= time.Minute {
+			w = failureWindow{start: t, pending: w.pending, wake: w.wake}
 		}
-		w.start = now
+		if w.n >= b.perMinute {
+			b.mu.Unlock()
+			return w.start.Add(time.Minute).Sub(t)
+		}
+		if w.n+w.pending < b.perMinute {
+			if !ok {
+				if len(b.addrs) >= b.max {
+					b.evict(t)
+				}
+				w.start = t
+			}
+			w.pending++
+			b.addrs[addr] = w
+			b.mu.Unlock()
+			return 0
+		}
+		if w.wake == nil {
+			w.wake = make(chan struct{})
+		}
+		b.addrs[addr] = w
+		wake := w.wake
+		b.mu.Unlock()
+		if timeout == nil {
+			tm := time.NewTimer(busyWait)
+			defer tm.Stop()
+			timeout = tm.C
+		}
+		select {
+		case <-wake:
+		case <-timeout:
+			return time.Second
+		case <-ctx.Done():
+			return time.Second
+		}
 	}
-	w.pending++
-	b.addrs[addr] = w
-	return 0
 }
 
 // end gives back the place begin took for addr's lookup of key and, if it
@@ -217,6 +247,10 @@ func (b *failureBudget) end(addr, key string, failed bool, now time.Time) {
 		w = failureWindow{start: now, pending: 1}
 	}
 	w.pending = max(w.pending-1, 0)
+	if w.wake != nil {
+		close(w.wake) // the lookups waiting for this one look again
+		w.wake = nil
+	}
 	if now.Sub(w.start) >= time.Minute {
 		w = failureWindow{start: now, pending: w.pending}
 	}
@@ -235,7 +269,7 @@ func (b *failureBudget) end(addr, key string, failed bool, now time.Time) {
 // fail counts one failed authentication of addr with key, as a lookup
 // begun and ended would; for tests.
 func (b *failureBudget) fail(addr, key string, now time.Time) {
-	if b.begin(addr, now) == 0 {
+	if b.begin(context.Background(), addr, func() time.Time { return now }) == 0 {
 		b.end(addr, key, true, now)
 	}
 }
@@ -293,7 +327,7 @@ func (s *Server) clientAddress(r *http.Request) string {
 // lookup failed to authenticate.
 func (s *Server) refuseGuesser(w http.ResponseWriter, r *http.Request) (end func(failed bool), refused bool) {
 	addr := s.clientAddress(r)
-	wait := s.authFailures.begin(addr, s.clock())
+	wait := s.authFailures.begin(r.Context(), addr, s.clock)
 	if wait <= 0 {
 		return func(failed bool) {
 			key := ""

@@ -232,26 +232,41 @@ func BenchmarkFailureBudgetFlood(b *testing.B) {
 	}
 }
 
-// TestGuessesSentAtOnceSpendNoMoreThanTheBudget: guesses that arrive while
-// the first are still being looked up each pass the check before any has
-// failed; a lookup in flight counts against the budget, so no more than it
-// reach the store.
-func TestGuessesSentAtOnceSpendNoMoreThanTheBudget(t *testing.T) {
-	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+// lookupsAtOnce sends n lookups from one address at once, each with the
+// key keyOf gives, while the store holds every key lookup at a gate; once
+// want lookups have reached the store (and a moment later no more have),
+// it opens the gate and returns the answers by status.
+func lookupsAtOnce(t *testing.T, h *harness, n int, keyOf func(i int) string, want int64) map[int]int {
+	t.Helper()
 	h.accounts.gate = make(chan struct{})
-	const guesses = 50
-	statuses := make(chan int, guesses)
-	for i := range guesses {
-		go func() { statuses <- lookupFrom(h, "192.0.2.1", "", fmt.Sprintf("guess-%d", i)).Code }()
+	statuses := make(chan int, n)
+	for i := range n {
+		go func() { statuses <- lookupFrom(h, "192.0.2.1", "", keyOf(i)).Code }()
 	}
-	counts := map[int]int{}
-	for range guesses - 3 {
-		counts[<-statuses]++
+	deadline := time.Now().Add(10 * time.Second)
+	for h.accounts.lookups.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := h.accounts.lookups.Load(); got != want {
+		t.Errorf("%d keys reached the store while the first were looked up, want %d", got, want)
 	}
 	close(h.accounts.gate)
-	for range 3 {
+	counts := map[int]int{}
+	for range n {
 		counts[<-statuses]++
 	}
+	return counts
+}
+
+// TestGuessesSentAtOnceSpendNoMoreThanTheBudget: guesses that arrive while
+// the first are still being looked up would each pass the check before any
+// has failed; a lookup in flight counts against the budget, so no more
+// than it reach the store.
+func TestGuessesSentAtOnceSpendNoMoreThanTheBudget(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	const guesses = 50
+	counts := lookupsAtOnce(t, h, guesses, func(i int) string { return fmt.Sprintf("guess-%d", i) }, 3)
 	if diff := cmp.Diff(map[int]int{http.StatusUnauthorized: 3, http.StatusTooManyRequests: guesses - 3}, counts); diff != "" {
 		t.Errorf("answers by status (-want +got):\n%s", diff)
 	}
@@ -261,6 +276,17 @@ func TestGuessesSentAtOnceSpendNoMoreThanTheBudget(t *testing.T) {
 	t.Run("then even a good key is refused", func(t *testing.T) {
 		mustStatus(t, lookupFrom(h, "192.0.2.1", "", merchantKey), http.StatusTooManyRequests)
 	})
+}
+
+// TestGoodKeysLookedUpAtOnceAreServedInTurn: an aggregator's many calls
+// whose keys are looked up at once wait for the lookups in flight rather
+// than being refused.
+func TestGoodKeysLookedUpAtOnceAreServedInTurn(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
+	counts := lookupsAtOnce(t, h, 10, func(int) string { return merchantKey }, 3)
+	if diff := cmp.Diff(map[int]int{http.StatusOK: 10}, counts); diff != "" {
+		t.Errorf("answers by status (-want +got):\n%s", diff)
+	}
 }
 
 // TestLookupsThatSucceedLeaveTheBudgetWhole: a key that authenticates
