@@ -85,7 +85,7 @@ func (s *Server) withState(next http.Handler) http.Handler {
 // HTTP/2 request sent as text: the server speaks HTTP/1 only.
 func withHTTP1(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ProtoMajor != 1 {
+		if r.ProtoMajor >= 2 {
 			w.Header().Set("Connection", "close")
 			w.Header().Set(headerContentType, "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusHTTPVersionNotSupported)
