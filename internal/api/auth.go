@@ -43,12 +43,10 @@ const (
 func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
-		endLookup, refused := s.refuseGuesser(w, r)
+		account, refused, err := s.authenticateGuarded(w, r, kind)
 		if refused {
 			return
 		}
-		account, err := s.authenticate(r, kind)
-		endLookup(err != nil && afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -89,15 +87,22 @@ func (s *Server) authenticatedWrite(kind afftrack.AccountKind, h apiHandler) htt
 }
 
 // authenticate returns the active account of the given kind that owns the
-// request's key, taken from the apiKey parameter or the X-Api-Key header.
-// Every way to fail is the same EUNAUTHORIZED, so a caller cannot tell a
-// wrong key from a suspended account; only a store failure differs.
-func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind) (*afftrack.Account, error) {
-	key, ok := requestKey(r, stateOf(r).query)
-	if !ok || key == "" {
+// request's key, taken from the apiKey parameter or the X-Api-Key header:
+// the answer cached, if the key cache holds one (see cachedAuthenticator),
+// else looked up. Every way to fail is the same EUNAUTHORIZED, so a caller
+// cannot tell a wrong key from a suspended account; only a store failure
+// differs.
+func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind, k requestKeyHash, cached *cachedAnswer) (*afftrack.Account, error) {
+	if !k.ok {
 		return nil, errUnauthorized()
 	}
-	account, err := s.svc.Accounts.Authenticate(r.Context(), afftrack.HashKey(key))
+	var account *afftrack.Account
+	var err error
+	if cached != nil {
+		account, err = cached.account, cached.err
+	} else {
+		account, err = s.svc.Accounts.Authenticate(r.Context(), k.hash)
+	}
 	if err != nil { // ErrorCode allocates even for a nil error
 		switch afftrack.ErrorCode(err) {
 		case "": // an *afftrack.Error without a code; the account decides
@@ -111,6 +116,36 @@ func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind) (*afft
 		return nil, errUnauthorized()
 	}
 	return account, nil
+}
+
+// requestKeyHash is a request's key and its hash; ok is false when the
+// request has no key, or two that differ.
+type requestKeyHash struct {
+	key, hash string
+	ok        bool
+}
+
+// keyOf returns r's key and its hash.
+func keyOf(r *http.Request) requestKeyHash {
+	key, ok := requestKey(r, stateOf(r).query)
+	if !ok || key == "" {
+		return requestKeyHash{key: key}
+	}
+	return requestKeyHash{key: key, hash: afftrack.HashKey(key), ok: true}
+}
+
+// cachedAuthenticator is an AccountService that can give, without a
+// lookup, the answer it holds for a key (keycache's): such a key needs no
+// place in its address's budget of failed authentications, since it waits
+// on no store.
+type cachedAuthenticator interface {
+	CachedAuthenticate(keyHash string) (account *afftrack.Account, ok bool, err error)
+}
+
+// cachedAnswer is an answer a cachedAuthenticator held.
+type cachedAnswer struct {
+	account *afftrack.Account
+	err     error
 }
 
 // requestKey returns the request's API key, from every apiKey parameter

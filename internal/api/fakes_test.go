@@ -39,9 +39,26 @@ type fakeAccounts struct {
 	// gate to close, as a lookup on a slow store does.
 	gate    chan struct{}
 	lookups atomic.Int64
+	// cached are the key hashes CachedAuthenticate answers, as a key
+	// cache holding them would; panicOn is a key hash whose lookup panics.
+	cached  map[string]bool
+	panicOn string
+}
+
+func (f *fakeAccounts) CachedAuthenticate(keyHash string) (*afftrack.Account, bool, error) {
+	if !f.cached[keyHash] {
+		return nil, false, nil
+	}
+	if a, ok := f.byHash[keyHash]; ok {
+		return a, true, nil
+	}
+	return nil, true, afftrack.Errorf(afftrack.EUNAUTHORIZED, "unknown key")
 }
 
 func (f *fakeAccounts) Authenticate(_ context.Context, keyHash string) (*afftrack.Account, error) {
+	if keyHash == f.panicOn {
+		panic("a lookup that fails in a way nobody foresaw")
+	}
 	if f.gate != nil {
 		f.lookups.Add(1)
 		<-f.gate

@@ -224,54 +224,76 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 	}
 }
 
-// end gives back the place begin took for addr's lookup of key and, if it
-// failed, counts the failure, unless key failed among addr's last
-// recentFailedKeys failures this minute. An address left with nothing
-// counted is forgotten, so clients that authenticate take no room.
-func (b *failureBudget) end(addr, key string, failed bool, now time.Time) {
+// spent returns how long addr must wait because its failures are spent,
+// 0 if they are not: the check of a key that needs no lookup.
+func (b *failureBudget) spent(addr string, now time.Time) time.Duration {
 	if b.perMinute <= 0 {
-		return
+		return 0
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w, ok := b.addrs[addr]
+	if !ok || now.Sub(w.start) >= time.Minute || w.n < b.perMinute {
+		return 0
+	}
+	return w.start.Add(time.Minute).Sub(now)
+}
+
+// end gives back the place begin took for addr's lookup of key and, if it
+// failed, counts the failure (settle).
+func (b *failureBudget) end(addr, key string, failed bool, now time.Time) {
+	if b.perMinute > 0 {
+		b.settle(addr, key, 1, failed, now)
+	}
+}
+
+// fail counts one failed authentication of addr with key that took no
+// place, its answer having been cached (settle).
+func (b *failureBudget) fail(addr, key string, now time.Time) {
+	if b.perMinute > 0 {
+		b.settle(addr, key, 0, true, now)
+	}
+}
+
+// settle gives back addr's places lookups held and counts a failure,
+// unless key failed among addr's last recentFailedKeys failures this
+// minute. An address left with nothing counted is forgotten, so clients
+// that authenticate take no room.
+func (b *failureBudget) settle(addr, key string, places int, failed bool, now time.Time) {
 	h := maphash.String(b.seed, key) | 1 // never 0, an empty slot
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w, ok := b.addrs[addr]
 	if !ok {
-		// Evicted meanwhile by a flood of addresses: its place went with it.
+		// New, or evicted meanwhile by a flood of addresses: its places
+		// went with it.
 		if !failed {
 			return
 		}
 		if len(b.addrs) >= b.max {
 			b.evict(now)
 		}
-		w = failureWindow{start: now, pending: 1}
+		w = failureWindow{start: now}
+		places = 0
 	}
-	w.pending = max(w.pending-1, 0)
-	if w.wake != nil {
+	w.pending = max(w.pending-places, 0)
+	if places > 0 && w.wake != nil {
 		close(w.wake) // the lookups waiting for this one look again
 		w.wake = nil
 	}
 	if now.Sub(w.start) >= time.Minute {
-		w = failureWindow{start: now, pending: w.pending}
+		w = failureWindow{start: now, pending: w.pending, wake: w.wake}
 	}
 	if failed && !slices.Contains(w.recent[:], h) {
 		copy(w.recent[1:], w.recent[:recentFailedKeys-1])
 		w.recent[0] = h
 		w.n++
 	}
-	if w.n == 0 && w.pending == 0 {
+	if w.n == 0 && w.pending == 0 && w.wake == nil {
 		delete(b.addrs, addr)
 		return
 	}
 	b.addrs[addr] = w
-}
-
-// fail counts one failed authentication of addr with key, as a lookup
-// begun and ended would; for tests.
-func (b *failureBudget) fail(addr, key string, now time.Time) {
-	if b.begin(context.Background(), addr, func() time.Time { return now }) == 0 {
-		b.end(addr, key, true, now)
-	}
 }
 
 // evict makes room for one address; b.mu is held. The sweep of every
@@ -283,16 +305,25 @@ func (b *failureBudget) evict(now time.Time) {
 		b.swept = now
 		for a, w := range b.addrs {
 			if now.Sub(w.start) >= time.Minute {
-				delete(b.addrs, a)
+				b.forget(a, w)
 			}
 		}
 	}
-	for a := range b.addrs {
+	for a, w := range b.addrs {
 		if len(b.addrs) < b.max {
 			return
 		}
-		delete(b.addrs, a)
+		b.forget(a, w)
 	}
+}
+
+// forget drops address a, waking the lookups that wait on it to look
+// again; b.mu is held.
+func (b *failureBudget) forget(a string, w failureWindow) {
+	if w.wake != nil {
+		close(w.wake)
+	}
+	delete(b.addrs, a)
 }
 
 // tracked returns how many addresses the budget holds, for tests.
@@ -322,22 +353,42 @@ func (s *Server) clientAddress(r *http.Request) string {
 	return ip.String()
 }
 
-// refuseGuesser answers 429 for an address whose failures are spent, and
-// otherwise returns the function that ends its lookup, given whether the
-// lookup failed to authenticate.
-func (s *Server) refuseGuesser(w http.ResponseWriter, r *http.Request) (end func(failed bool), refused bool) {
+// authenticateGuarded authenticates r within its address's budget of
+// failed authentications. An address whose failures are spent is answered
+// 429 (refused) before its key is looked at. A key whose answer the key
+// cache holds is answered from it; any other takes a place in the budget
+// for its lookup, given back, and counted if it failed, when the lookup
+// ends, however it ends.
+func (s *Server) authenticateGuarded(w http.ResponseWriter, r *http.Request, kind afftrack.AccountKind) (account *afftrack.Account, refused bool, err error) {
 	addr := s.clientAddress(r)
-	wait := s.authFailures.begin(r.Context(), addr, s.clock)
-	if wait <= 0 {
-		return func(failed bool) {
-			key := ""
-			if failed {
-				key, _ = requestKey(r, stateOf(r).query)
-			}
-			s.authFailures.end(addr, key, failed, s.clock())
-		}, false
+	k := keyOf(r)
+	var cached *cachedAnswer
+	if c, ok := s.svc.Accounts.(cachedAuthenticator); ok && k.ok {
+		if a, ok, err := c.CachedAuthenticate(k.hash); ok {
+			cached = &cachedAnswer{a, err}
+		}
 	}
-	w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
-	s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
-	return nil, true
+	var wait time.Duration
+	if cached != nil {
+		wait = s.authFailures.spent(addr, s.clock())
+	} else {
+		wait = s.authFailures.begin(r.Context(), addr, s.clock)
+	}
+	if wait > 0 {
+		w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
+		s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
+		return nil, true, nil
+	}
+	failed := false // a panic in authenticate gives the place back, uncounted
+	defer func() {
+		switch {
+		case cached == nil:
+			s.authFailures.end(addr, k.key, failed, s.clock())
+		case failed:
+			s.authFailures.fail(addr, k.key, s.clock())
+		}
+	}()
+	account, err = s.authenticate(r, kind, k, cached)
+	failed = err != nil && afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED
+	return account, false, err
 }

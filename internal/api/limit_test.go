@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/afftrack/afftrack"
 )
 
 func TestRequestsWithABodyAreRefused(t *testing.T) {
@@ -310,5 +312,49 @@ func TestTheHTTP2PrefaceIsAnUnsupportedVersion(t *testing.T) {
 	mustStatus(t, w, http.StatusHTTPVersionNotSupported)
 	if got := w.Header().Get("Connection"); got != "close" {
 		t.Errorf("Connection = %q, want close", got)
+	}
+}
+
+// TestAKeyTheCacheHoldsWaitsOnNoLookup: a key whose answer is cached needs
+// no place in the budget, so lookups stalled on the store do not hold up
+// the address's calls with known keys.
+func TestAKeyTheCacheHoldsWaitsOnNoLookup(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 1 })
+	h.accounts.cached = map[string]bool{afftrack.HashKey(merchantKey): true, afftrack.HashKey("revoked-key"): true}
+	h.accounts.gate = make(chan struct{})
+	stalled := make(chan int, 1)
+	go func() { stalled <- lookupFrom(h, "192.0.2.1", "", "guess-1").Code }()
+	for h.accounts.lookups.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	t.Run("a known key is served at once beside a stalled lookup", func(t *testing.T) {
+		start := time.Now()
+		mustStatus(t, lookupFrom(h, "192.0.2.1", "", merchantKey), http.StatusOK)
+		if d := time.Since(start); d > busyWait/2 {
+			t.Errorf("took %v, want no wait", d)
+		}
+	})
+	close(h.accounts.gate)
+	if code := <-stalled; code != http.StatusUnauthorized {
+		t.Errorf("the stalled guess = %d, want 401", code)
+	}
+	t.Run("a key the cache holds as unknown still spends the budget", func(t *testing.T) {
+		h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 1 })
+		h.accounts.cached = map[string]bool{afftrack.HashKey("revoked-key"): true}
+		mustStatus(t, lookupFrom(h, "192.0.2.1", "", "revoked-key"), http.StatusUnauthorized)
+		mustStatus(t, lookupFrom(h, "192.0.2.1", "", merchantKey), http.StatusTooManyRequests)
+	})
+}
+
+// TestALookupThatPanicsGivesItsPlaceBack: the place a lookup takes is given
+// back however the lookup ends.
+func TestALookupThatPanicsGivesItsPlaceBack(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 1 })
+	h.accounts.panicOn = afftrack.HashKey("the-key-that-panics")
+	mustStatus(t, lookupFrom(h, "192.0.2.1", "", "the-key-that-panics"), http.StatusInternalServerError)
+	start := time.Now()
+	mustStatus(t, lookupFrom(h, "192.0.2.1", "", merchantKey), http.StatusOK)
+	if d := time.Since(start); d > busyWait/2 {
+		t.Errorf("took %v, want no wait for a place", d)
 	}
 }

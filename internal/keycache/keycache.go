@@ -147,6 +147,27 @@ func (c *AccountService) Authenticate(ctx context.Context, keyHash string) (*aff
 	}
 }
 
+// CachedAuthenticate returns the fresh answer the cache holds for the key
+// whose hash is given, as Authenticate would: its account, or its error;
+// ok is false when Authenticate would have to look the key up. A caller that counts
+// lookups against a budget (the API's, of failed authentications) can so
+// tell a key that waits on no store.
+func (c *AccountService) CachedAuthenticate(keyHash string) (account *afftrack.Account, ok bool, err error) {
+	if c.ttl <= 0 {
+		return nil, false, nil
+	}
+	now := c.clock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.known[keyHash]; ok && now.Before(e.expires) {
+		return clone(e.account), true, nil
+	}
+	if e, ok := c.unknown[keyHash]; ok && now.Before(e.expires) {
+		return nil, true, e.err
+	}
+	return nil, false, nil
+}
+
 // start begins a lookup of keyHash. c.mu is held.
 func (c *AccountService) start(ctx context.Context, keyHash string, now time.Time) *flight {
 	// The lookup keeps ctx's values (request-scoped loggers, traces) but

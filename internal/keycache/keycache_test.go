@@ -221,6 +221,28 @@ func TestCachedAnswers(t *testing.T) {
 	})
 }
 
+func TestCachedAuthenticateGivesOnlyWhatTheCacheHolds(t *testing.T) {
+	c, inner, clock := setup(t, Options{})
+	if _, ok, _ := c.CachedAuthenticate(keyOne); ok {
+		t.Fatal("a key never looked up is answered")
+	}
+	mustAuthenticate(t, c, keyOne, merchantOne)
+	mustBeUnauthorized(t, c, keyWrong)
+	if a, ok, err := c.CachedAuthenticate(keyOne); !ok || err != nil || a == nil || a.Ref != merchantOne.Ref {
+		t.Errorf("a known key = %v, %v, %v; want merchant one", a, ok, err)
+	}
+	if _, ok, err := c.CachedAuthenticate(keyWrong); !ok || afftrack.ErrorCode(err) != afftrack.EUNAUTHORIZED {
+		t.Errorf("an unknown key = %v, %v; want EUNAUTHORIZED", ok, err)
+	}
+	clock.advance(ttl)
+	if _, ok, _ := c.CachedAuthenticate(keyOne); ok {
+		t.Error("a key is answered once its TTL has passed")
+	}
+	if got := inner.callsFor(keyOne); got != 1 {
+		t.Errorf("the store was asked %d times, want 1: CachedAuthenticate looks nothing up", got)
+	}
+}
+
 func TestChangesTakeEffectWithinTheTTL(t *testing.T) {
 	limited := merchantOne
 	limited.RateLimit.PerMinute = afftrack.Some[int64](2)
