@@ -316,18 +316,22 @@ func exitCode(err error) int {
 
 // networkZone loads the zone a --timezone flag names. The zone's name is
 // what the database records and what later commands are checked against,
-// so "Local" with TZ unset, which Go names "Local", is resolved to the
-// IANA name of this machine's zone: recorded as "Local", it would pass the
-// check on a machine in another zone and shift every datetime there.
+// so "Local" is resolved to the IANA name of this machine's zone: Go names
+// it "Local" when TZ is unset, and after the file when TZ is a path
+// ("/usr/share/zoneinfo/Australia/Sydney"); recorded as either, it would
+// pass the check on a machine in another zone, or load on none.
 func networkZone(cmd, name string) (*time.Location, error) {
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, usageError(cmd, "--timezone: %v", err)
 	}
-	if loc.String() != "Local" {
-		return loc, nil
+	switch got := loc.String(); {
+	case got == "Local":
+		loc, err = localZone("/etc/localtime")
+	case strings.HasPrefix(got, "/"):
+		loc, err = zoneOfFile(got)
 	}
-	if loc, err = localZone("/etc/localtime"); err != nil {
+	if err != nil {
 		return nil, usageError(cmd, "--timezone %s: %v", name, err)
 	}
 	return loc, nil
@@ -336,18 +340,27 @@ func networkZone(cmd, name string) (*time.Location, error) {
 // localZone returns the zone that link, the system's localtime file, is a
 // symbolic link to, by the IANA name after "zoneinfo/" in its target.
 func localZone(link string) (*time.Location, error) {
-	const refused = "this machine's zone has no IANA name to record (TZ is unset and %s is not a link into a zoneinfo directory); give one, such as Australia/Sydney"
 	target, err := os.Readlink(link)
 	if err != nil {
-		return nil, fmt.Errorf(refused, link)
+		return nil, fmt.Errorf(noZoneName, link)
 	}
-	_, zone, ok := strings.Cut(target, "zoneinfo/")
+	return zoneOfFile(target)
+}
+
+// zoneOfFile returns the zone of a zoneinfo file by the IANA name after
+// "zoneinfo/" in its path.
+func zoneOfFile(path string) (*time.Location, error) {
+	_, zone, ok := strings.Cut(path, "zoneinfo/")
 	if !ok {
-		return nil, fmt.Errorf(refused, link)
+		return nil, fmt.Errorf(noZoneName, path)
 	}
 	loc, err := time.LoadLocation(zone)
-	if err != nil || loc.String() == "Local" {
-		return nil, fmt.Errorf(refused, link)
+	if err != nil || loc.String() != zone {
+		return nil, fmt.Errorf(noZoneName, path)
 	}
 	return loc, nil
 }
+
+// noZoneName is the error of a machine's zone that has no IANA name to
+// record.
+const noZoneName = "this machine's zone has no IANA name to record (%s is not in a zoneinfo directory); give one, such as Australia/Sydney"

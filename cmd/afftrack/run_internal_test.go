@@ -157,6 +157,15 @@ func TestLocalTimeIsRecordedByItsIANAName(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a zoneinfo file's path gives the zone it names", func(t *testing.T) {
+		loc, err := zoneOfFile("/usr/share/zoneinfo/Australia/Sydney")
+		if err != nil || loc.String() != "Australia/Sydney" {
+			t.Errorf("zoneOfFile = %v, %v; want Australia/Sydney", loc, err)
+		}
+		if loc, err := zoneOfFile("/etc/my-zone"); err == nil {
+			t.Errorf("zoneOfFile of a file outside zoneinfo = %v, want an error", loc)
+		}
+	})
 	t.Run("--timezone Local is never recorded as Local", func(t *testing.T) {
 		loc, err := networkZone("import", "Local")
 		if err == nil && loc.String() == "Local" {
