@@ -2,32 +2,24 @@ package main
 
 import (
 	"net"
-	"net/http"
 	"sync"
 )
 
 // capConns bounds the connections open at once on ln to max (0: no
-// bound). A connection beyond it takes the slot of an idle keep-alive
-// connection, which is closed for it (a client may close such a
-// connection at any time, and clients reopen one), so clients that only
-// keep connections open cannot shut new ones out; with none idle, it is
-// accepted and closed at once rather than left in the kernel's queue: the
-// client learns straight away, and the process never runs out of file
-// descriptors however many clients connect and then dawdle. The server's
-// ConnState must be trackIdle, which tells which connections are idle.
+// bound). A connection beyond it is accepted and closed at once rather
+// than left in the kernel's queue: the client learns straight away, and
+// the process never runs out of file descriptors however many clients
+// connect and then dawdle.
 func capConns(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &cappedListener{Listener: ln, slots: make(chan struct{}, max), idle: map[*cappedConn]struct{}{}}
+	return &cappedListener{Listener: ln, slots: make(chan struct{}, max)}
 }
 
 type cappedListener struct {
 	net.Listener
 	slots chan struct{}
-
-	mu   sync.Mutex
-	idle map[*cappedConn]struct{} // the connections between requests
 }
 
 // Accept returns the next connection for which there is a slot.
@@ -37,71 +29,25 @@ func (l *cappedListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.take() {
-			return &cappedConn{Conn: c, l: l}, nil
+		select {
+		case l.slots <- struct{}{}:
+			return &cappedConn{Conn: c, free: func() { <-l.slots }}, nil
+		default:
+			c.Close()
 		}
-		c.Close()
-	}
-}
-
-// take takes a slot: a free one, else an idle connection's, closed for it.
-func (l *cappedListener) take() bool {
-	select {
-	case l.slots <- struct{}{}:
-		return true
-	default:
-	}
-	l.mu.Lock()
-	var idle *cappedConn
-	for c := range l.idle {
-		idle = c
-		delete(l.idle, c)
-		break
-	}
-	l.mu.Unlock()
-	if idle == nil {
-		return false
-	}
-	idle.Close() // gives its slot back
-	select {
-	case l.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-// trackIdle is an http.Server's ConnState for a capped listener's
-// connections: it notes which are idle, waiting for their next request.
-func trackIdle(c net.Conn, state http.ConnState) {
-	cc, ok := c.(*cappedConn)
-	if !ok {
-		return
-	}
-	cc.l.mu.Lock()
-	defer cc.l.mu.Unlock()
-	if state == http.StateIdle {
-		cc.l.idle[cc] = struct{}{}
-	} else {
-		delete(cc.l.idle, cc)
 	}
 }
 
 // cappedConn gives its slot back when it is closed, once.
 type cappedConn struct {
 	net.Conn
-	l    *cappedListener
 	once sync.Once
+	free func()
 }
 
 func (c *cappedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() {
-		c.l.mu.Lock()
-		delete(c.l.idle, c)
-		c.l.mu.Unlock()
-		<-c.l.slots
-	})
+	c.once.Do(c.free)
 	return err
 }
 

@@ -396,7 +396,6 @@ func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		ConnState:         trackIdle, // for capConns
 		// net/http's own answer to "OPTIONS *" reads up to 4 KiB of a
 		// body with no deadline; the API's handler answers it instead,
 		// closing the connection on a body it does not read.

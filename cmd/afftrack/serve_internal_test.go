@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"io"
 	"net"
-	"net/http"
 	"testing"
-	"time"
 )
 
 func TestListStreamsLeaveConnectionsForOtherRequests(t *testing.T) {
@@ -93,86 +89,4 @@ func TestClientConnectionsStayWithinTheLimitOfOpenFiles(t *testing.T) {
 			}
 		})
 	}
-}
-
-// cappedServer serves "ok" on a listener capped at max connections.
-func cappedServer(t *testing.T, max int) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{
-		Handler:   http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }),
-		ConnState: trackIdle,
-	}
-	go srv.Serve(capConns(ln, max))
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String()
-}
-
-// askOn sends a request on c and reads its answer; an error means the
-// connection was closed.
-func askOn(c net.Conn, br *bufio.Reader) error {
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-		return err
-	}
-	res, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return err
-}
-
-func TestAConnectionBeyondTheCap(t *testing.T) {
-	dial := func(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
-		t.Helper()
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c, bufio.NewReader(c)
-	}
-	t.Run("takes the slot of an idle keep-alive connection, which is closed", func(t *testing.T) {
-		addr := cappedServer(t, 2)
-		c1, br1 := dial(t, addr)
-		c2, br2 := dial(t, addr)
-		for _, c := range []struct {
-			c  net.Conn
-			br *bufio.Reader
-		}{{c1, br1}, {c2, br2}} {
-			if err := askOn(c.c, c.br); err != nil {
-				t.Fatalf("a first request: %v", err)
-			}
-		}
-		time.Sleep(50 * time.Millisecond) // both are idle now
-		c3, br3 := dial(t, addr)
-		if err := askOn(c3, br3); err != nil {
-			t.Fatalf("the third connection was not served: %v", err)
-		}
-		closed := 0
-		for i, br := range []*bufio.Reader{br1, br2} {
-			[]net.Conn{c1, c2}[i].SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-			if _, err := br.ReadByte(); err == io.EOF {
-				closed++
-			}
-		}
-		if closed != 1 {
-			t.Errorf("%d of the idle connections were closed, want 1", closed)
-		}
-	})
-	t.Run("is closed when no connection is idle", func(t *testing.T) {
-		addr := cappedServer(t, 2)
-		dial(t, addr) // two connections that have sent nothing yet
-		dial(t, addr)
-		time.Sleep(50 * time.Millisecond)
-		c3, br3 := dial(t, addr)
-		if err := askOn(c3, br3); err == nil {
-			t.Error("the third connection was served, want it closed")
-		}
-	})
 }
