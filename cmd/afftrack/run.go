@@ -316,33 +316,56 @@ func exitCode(err error) int {
 
 // networkZone loads the zone a --timezone flag names. The zone's name is
 // what the database records and what later commands are checked against,
-// so "Local" is resolved to the IANA name of this machine's zone: Go names
-// it "Local" when TZ is unset, and after the file when TZ is a path
-// ("/usr/share/zoneinfo/Australia/Sydney"); recorded as either, it would
-// pass the check on a machine in another zone, or load on none.
+// so "Local" is taken as this machine's zone by its IANA name
+// (machineZone): Go names that zone "Local", or after TZ's file, and falls
+// back to UTC for a TZ it cannot read (a POSIX rule such as
+// "CET-1CEST,M3.5.0,M10.5.0/3", a typo); recorded so, it would shift every
+// datetime, or load on no other machine.
 func networkZone(cmd, name string) (*time.Location, error) {
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, usageError(cmd, "--timezone: %v", err)
 	}
-	switch got := loc.String(); {
-	case got == "Local":
-		loc, err = localZone("/etc/localtime")
-	case strings.HasPrefix(got, "/"):
-		loc, err = zoneOfFile(got)
+	if name != "Local" {
+		return loc, nil
 	}
-	if err != nil {
-		return nil, usageError(cmd, "--timezone %s: %v", name, err)
+	tz, set := os.LookupEnv("TZ") // what the runtime read for time.Local
+	if loc, err = machineZone(tz, set, "/etc/localtime"); err != nil {
+		return nil, usageError(cmd, "--timezone Local: %v; give a zone's IANA name, such as Australia/Sydney", err)
 	}
 	return loc, nil
 }
 
-// localZone returns the zone that link, the system's localtime file, is a
-// symbolic link to, by the IANA name after "zoneinfo/" in its target.
+// machineZone returns this machine's zone by its IANA name: TZ's (a name,
+// or a path into a zoneinfo directory, after an optional ':'), else, with
+// TZ unset, that of the file link, the system's localtime, links to. An
+// empty TZ is UTC, as the C library and Go read it.
+func machineZone(tz string, set bool, link string) (*time.Location, error) {
+	if !set {
+		return localZone(link)
+	}
+	tz = strings.TrimPrefix(tz, ":")
+	switch {
+	case tz == "":
+		return time.UTC, nil
+	case tz == link:
+		return localZone(link)
+	case strings.HasPrefix(tz, "/"):
+		return zoneOfFile(tz)
+	}
+	loc, err := zoneNamed(tz)
+	if err != nil {
+		return nil, fmt.Errorf("TZ=%q is not an IANA zone name", tz)
+	}
+	return loc, nil
+}
+
+// localZone returns the zone link, the system's localtime, is a symbolic
+// link to, by the IANA name after "zoneinfo/" in its target.
 func localZone(link string) (*time.Location, error) {
 	target, err := os.Readlink(link)
 	if err != nil {
-		return nil, fmt.Errorf(noZoneName, link)
+		return nil, fmt.Errorf("%s is not a link into a zoneinfo directory", link)
 	}
 	return zoneOfFile(target)
 }
@@ -352,15 +375,27 @@ func localZone(link string) (*time.Location, error) {
 func zoneOfFile(path string) (*time.Location, error) {
 	_, zone, ok := strings.Cut(path, "zoneinfo/")
 	if !ok {
-		return nil, fmt.Errorf(noZoneName, path)
+		return nil, fmt.Errorf("%s is not in a zoneinfo directory", path)
 	}
-	loc, err := time.LoadLocation(zone)
-	if err != nil || loc.String() != zone {
-		return nil, fmt.Errorf(noZoneName, path)
+	loc, err := zoneNamed(zone)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not an IANA zone's file", path)
 	}
 	return loc, nil
 }
 
-// noZoneName is the error of a machine's zone that has no IANA name to
-// record.
-const noZoneName = "this machine's zone has no IANA name to record (%s is not in a zoneinfo directory); give one, such as Australia/Sydney"
+// zoneNamed loads the zone of an IANA name as it is recorded: the
+// "posix/" copies of the zones under their own names; "right/" zones
+// (which count leap seconds) and "localtime" (each machine's own) are no
+// zone to record.
+func zoneNamed(zone string) (*time.Location, error) {
+	zone = strings.TrimPrefix(zone, "posix/")
+	if zone == "localtime" || strings.HasPrefix(zone, "right/") {
+		return nil, errors.New("not a zone to record")
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil || loc.String() != zone {
+		return nil, errors.New("not an IANA zone")
+	}
+	return loc, nil
+}

@@ -140,32 +140,39 @@ func TestLocalTimeIsRecordedByItsIANAName(t *testing.T) {
 		}
 		return p
 	}
-	t.Run("a link into a zoneinfo directory gives the zone it names", func(t *testing.T) {
-		loc, err := localZone(link("paris", "/usr/share/zoneinfo/Europe/Paris"))
-		if err != nil || loc.String() != "Europe/Paris" {
-			t.Errorf("localZone = %v, %v; want Europe/Paris", loc, err)
-		}
-	})
-	for _, tt := range []struct{ name, path string }{
-		{"a link elsewhere", link("elsewhere", "/tmp/somewhere")},
-		{"a link to no zone", link("nozone", "/usr/share/zoneinfo/Nowhere/Atlantis")},
-		{"no link at all", filepath.Join(dir, "missing")},
+	paris := link("paris", "/usr/share/zoneinfo/Europe/Paris")
+	for _, tt := range []struct {
+		name, tz string
+		set      bool
+		link     string
+		want     string // "" for an error
+	}{
+		{"TZ unset takes the zone localtime links to", "", false, paris, "Europe/Paris"},
+		{"TZ unset with a link elsewhere is refused", "", false, link("elsewhere", "/tmp/somewhere"), ""},
+		{"TZ unset with a link to no zone is refused", "", false, link("nozone", "/usr/share/zoneinfo/Nowhere/Atlantis"), ""},
+		{"TZ unset with no link at all is refused", "", false, filepath.Join(dir, "missing"), ""},
+		{"TZ a name is that zone", "Asia/Tokyo", true, paris, "Asia/Tokyo"},
+		{"TZ a name after a colon is that zone", ":Asia/Tokyo", true, paris, "Asia/Tokyo"},
+		{"TZ a path into zoneinfo is the zone it names", "/usr/share/zoneinfo/Asia/Tokyo", true, paris, "Asia/Tokyo"},
+		{"TZ the localtime link is the zone it links to", paris, true, paris, "Europe/Paris"},
+		{"TZ a posix/ copy is recorded by the zone's own name", "posix/Asia/Tokyo", true, paris, "Asia/Tokyo"},
+		{"TZ empty is UTC", "", true, paris, "UTC"},
+		{"TZ a POSIX rule is refused, not taken as UTC", "CET-1CEST,M3.5.0,M10.5.0/3", true, paris, ""},
+		{"TZ a misspelt name is refused, not taken as UTC", "Europe/Pariss", true, paris, ""},
+		{"TZ localtime is refused", "/usr/share/zoneinfo/localtime", true, paris, ""},
+		{"TZ a right/ zone is refused", "right/Europe/Paris", true, paris, ""},
+		{"TZ a file outside zoneinfo is refused", "/etc/my-zone", true, paris, ""},
 	} {
-		t.Run(tt.name+" is refused, asking for a name", func(t *testing.T) {
-			if loc, err := localZone(tt.path); err == nil || !strings.Contains(err.Error(), "give one, such as Australia/Sydney") {
-				t.Errorf("localZone = %v, %v; want an error asking for an IANA name", loc, err)
+		t.Run(tt.name, func(t *testing.T) {
+			loc, err := machineZone(tt.tz, tt.set, tt.link)
+			switch {
+			case tt.want == "" && err == nil:
+				t.Errorf("machineZone = %v, want an error", loc)
+			case tt.want != "" && (err != nil || loc.String() != tt.want):
+				t.Errorf("machineZone = %v, %v; want %s", loc, err, tt.want)
 			}
 		})
 	}
-	t.Run("a zoneinfo file's path gives the zone it names", func(t *testing.T) {
-		loc, err := zoneOfFile("/usr/share/zoneinfo/Australia/Sydney")
-		if err != nil || loc.String() != "Australia/Sydney" {
-			t.Errorf("zoneOfFile = %v, %v; want Australia/Sydney", loc, err)
-		}
-		if loc, err := zoneOfFile("/etc/my-zone"); err == nil {
-			t.Errorf("zoneOfFile of a file outside zoneinfo = %v, want an error", loc)
-		}
-	})
 	t.Run("--timezone Local is never recorded as Local", func(t *testing.T) {
 		loc, err := networkZone("import", "Local")
 		if err == nil && loc.String() == "Local" {
