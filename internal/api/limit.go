@@ -277,8 +277,8 @@ func (b *failureBudget) settle(addr, key string, places int, failed bool, now ti
 		places = 0
 	}
 	w.pending = max(w.pending-places, 0)
-	if places > 0 && w.wake != nil {
-		close(w.wake) // the lookups waiting for this one look again
+	if (places > 0 || failed) && w.wake != nil {
+		close(w.wake) // the lookups waiting look again: one ended, or the budget shrank
 		w.wake = nil
 	}
 	if now.Sub(w.start) >= time.Minute {
