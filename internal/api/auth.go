@@ -43,7 +43,7 @@ const (
 func (s *Server) guarded(kind afftrack.AccountKind, g guard, h apiHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r)
-		account, refused, err := s.authenticateGuarded(w, r, kind)
+		account, refused, err := s.authenticate(w, r, kind)
 		if refused {
 			return
 		}
@@ -87,22 +87,61 @@ func (s *Server) authenticatedWrite(kind afftrack.AccountKind, h apiHandler) htt
 }
 
 // authenticate returns the active account of the given kind that owns the
-// request's key, taken from the apiKey parameter or the X-Api-Key header:
-// the answer cached, if the key cache holds one (see cachedAuthenticator),
-// else looked up. Every way to fail is the same EUNAUTHORIZED, so a caller
-// cannot tell a wrong key from a suspended account; only a store failure
-// differs.
-func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind, k requestKeyHash, cached *cachedAnswer) (*afftrack.Account, error) {
-	if !k.ok {
-		return nil, errUnauthorized()
+// request's key, taken from the apiKey parameter or the X-Api-Key header,
+// within its address's budget of failed authentications: an address whose
+// failures are spent is answered 429 (refused) before its key is looked
+// at. A key whose answer the key cache holds is answered from it (see
+// cachedAuthenticator); any other takes a place in the budget for its
+// lookup, given back, and counted if it failed, however the lookup ends.
+// Every way to fail is the same EUNAUTHORIZED, so a caller cannot tell a
+// wrong key from a suspended account; only a store failure differs.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, kind afftrack.AccountKind) (account *afftrack.Account, refused bool, err error) {
+	addr := s.clientAddress(r)
+	key, ok := requestKey(r, stateOf(r).query)
+	hash := ""
+	if ok && key != "" {
+		hash = afftrack.HashKey(key)
 	}
-	var account *afftrack.Account
-	var err error
-	if cached != nil {
-		account, err = cached.account, cached.err
+	cached := false
+	if c, isCache := s.svc.Accounts.(cachedAuthenticator); isCache && hash != "" {
+		account, cached, err = c.CachedAuthenticate(hash)
+	}
+	var wait time.Duration
+	if cached {
+		wait = s.authFailures.spent(addr, s.clock())
 	} else {
-		account, err = s.svc.Accounts.Authenticate(r.Context(), k.hash)
+		wait = s.authFailures.begin(r.Context(), addr, s.clock)
 	}
+	if wait > 0 {
+		w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
+		s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
+		return nil, true, nil
+	}
+	failed := false // a panic in the lookup gives the place back, uncounted
+	defer func() {
+		switch {
+		case !cached:
+			s.authFailures.end(addr, key, failed, s.clock())
+		case failed:
+			s.authFailures.fail(addr, key, s.clock())
+		}
+	}()
+	switch {
+	case cached:
+	case hash == "":
+		account, err = nil, errUnauthorized()
+	default:
+		account, err = s.svc.Accounts.Authenticate(r.Context(), hash)
+	}
+	account, err = activeAccount(kind, account, err)
+	failed = err != nil && afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED
+	return account, false, err
+}
+
+// activeAccount is the store's answer for a key as authenticate gives it:
+// the account if it is active and of kind, else EUNAUTHORIZED, or the
+// store's own failure.
+func activeAccount(kind afftrack.AccountKind, account *afftrack.Account, err error) (*afftrack.Account, error) {
 	if err != nil { // ErrorCode allocates even for a nil error
 		switch afftrack.ErrorCode(err) {
 		case "": // an *afftrack.Error without a code; the account decides
@@ -118,34 +157,12 @@ func (s *Server) authenticate(r *http.Request, kind afftrack.AccountKind, k requ
 	return account, nil
 }
 
-// requestKeyHash is a request's key and its hash; ok is false when the
-// request has no key, or two that differ.
-type requestKeyHash struct {
-	key, hash string
-	ok        bool
-}
-
-// keyOf returns r's key and its hash.
-func keyOf(r *http.Request) requestKeyHash {
-	key, ok := requestKey(r, stateOf(r).query)
-	if !ok || key == "" {
-		return requestKeyHash{key: key}
-	}
-	return requestKeyHash{key: key, hash: afftrack.HashKey(key), ok: true}
-}
-
 // cachedAuthenticator is an AccountService that can give, without a
 // lookup, the answer it holds for a key (keycache's): such a key needs no
 // place in its address's budget of failed authentications, since it waits
 // on no store.
 type cachedAuthenticator interface {
 	CachedAuthenticate(keyHash string) (account *afftrack.Account, ok bool, err error)
-}
-
-// cachedAnswer is an answer a cachedAuthenticator held.
-type cachedAnswer struct {
-	account *afftrack.Account
-	err     error
 }
 
 // requestKey returns the request's API key, from every apiKey parameter

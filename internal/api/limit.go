@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -351,44 +350,4 @@ func (s *Server) clientAddress(r *http.Request) string {
 		}
 	}
 	return ip.String()
-}
-
-// authenticateGuarded authenticates r within its address's budget of
-// failed authentications. An address whose failures are spent is answered
-// 429 (refused) before its key is looked at. A key whose answer the key
-// cache holds is answered from it; any other takes a place in the budget
-// for its lookup, given back, and counted if it failed, when the lookup
-// ends, however it ends.
-func (s *Server) authenticateGuarded(w http.ResponseWriter, r *http.Request, kind afftrack.AccountKind) (account *afftrack.Account, refused bool, err error) {
-	addr := s.clientAddress(r)
-	k := keyOf(r)
-	var cached *cachedAnswer
-	if c, ok := s.svc.Accounts.(cachedAuthenticator); ok && k.ok {
-		if a, ok, err := c.CachedAuthenticate(k.hash); ok {
-			cached = &cachedAnswer{a, err}
-		}
-	}
-	var wait time.Duration
-	if cached != nil {
-		wait = s.authFailures.spent(addr, s.clock())
-	} else {
-		wait = s.authFailures.begin(r.Context(), addr, s.clock)
-	}
-	if wait > 0 {
-		w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
-		s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
-		return nil, true, nil
-	}
-	failed := false // a panic in authenticate gives the place back, uncounted
-	defer func() {
-		switch {
-		case cached == nil:
-			s.authFailures.end(addr, k.key, failed, s.clock())
-		case failed:
-			s.authFailures.fail(addr, k.key, s.clock())
-		}
-	}()
-	account, err = s.authenticate(r, kind, k, cached)
-	failed = err != nil && afftrack.ErrorCode(err) == afftrack.EUNAUTHORIZED
-	return account, false, err
 }

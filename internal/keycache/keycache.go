@@ -149,9 +149,9 @@ func (c *AccountService) Authenticate(ctx context.Context, keyHash string) (*aff
 
 // CachedAuthenticate returns the fresh answer the cache holds for the key
 // whose hash is given, as Authenticate would: its account, or its error;
-// ok is false when Authenticate would have to look the key up. A caller that counts
-// lookups against a budget (the API's, of failed authentications) can so
-// tell a key that waits on no store.
+// ok is false when Authenticate would have to look the key up. A caller
+// that counts lookups against a budget (the API's, of failed
+// authentications) can so tell a key that waits on no store.
 func (c *AccountService) CachedAuthenticate(keyHash string) (account *afftrack.Account, ok bool, err error) {
 	if c.ttl <= 0 {
 		return nil, false, nil

@@ -32,6 +32,12 @@ func (db *DB) CheckTimeZone(ctx context.Context, name string) error {
 	if stored != name {
 		return timeZoneMismatch(stored, name)
 	}
+	// The mark is read first: a start-up that finds none (nearly every
+	// one) writes nothing, so it does not queue behind a SQLite import's
+	// write lock.
+	if mark, err := db.setting(ctx, settingTentativeZone); err != nil || mark == "" {
+		return err
+	}
 	if _, err := db.sql.ExecContext(ctx, `DELETE FROM settings WHERE name = $1`, settingTentativeZone); err != nil {
 		return fmt.Errorf("record time zone: %w", err)
 	}
@@ -115,8 +121,12 @@ func (db *DB) setting(ctx context.Context, name string) (string, error) {
 }
 
 // recordSetting stores value as the setting's unless one is stored, and
-// returns the stored one. Two processes racing both read the first.
+// returns the stored one. Two processes racing both read the first. A
+// setting stored already is only read.
 func (db *DB) recordSetting(ctx context.Context, name, value string) (string, error) {
+	if stored, err := db.setting(ctx, name); err != nil || stored != "" {
+		return stored, err
+	}
 	if _, err := db.sql.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)
 		ON CONFLICT (name) DO NOTHING`, name, value); err != nil {
 		return "", err
