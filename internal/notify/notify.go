@@ -162,6 +162,7 @@ type Deliverer struct {
 	o      Options
 	client *http.Client
 	jitter func() float64 // in [0, 1)
+	paused *pauses
 }
 
 // New returns a Deliverer of outbox's notifications.
@@ -172,6 +173,7 @@ func New(outbox afftrack.NotificationOutbox, o Options) *Deliverer {
 		o:      o,
 		client: newClient(o.AllowPrivate, o.Timeout, nil),
 		jitter: rand.Float64,
+		paused: newPauses(),
 	}
 }
 
@@ -182,9 +184,10 @@ func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.L
 // Run delivers notifications until ctx ends, waits for the calls under
 // way, then returns nil. It claims notifications as call slots come free
 // rather than a batch at a time, and at most perAffiliate of one
-// affiliate, none of an affiliate it is still calling: a receiver that
-// hangs until every call's timeout holds a few slots, and the other
-// affiliates' notifications go on through the rest. A poll that fails
+// affiliate, none of an affiliate it is still calling or has paused
+// (pauses): a receiver that hangs until every call's timeout holds a few
+// slots now and then, and the other affiliates' notifications go on
+// through the rest. A poll that fails
 // (the store is down) is logged and retried at the next interval.
 func (d *Deliverer) Run(ctx context.Context) error {
 	calls := newCalls(d.o.Concurrency)
@@ -274,7 +277,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed int, err error) {
 	claimedAt := d.now()
 	ns, err := d.outbox.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: claimedAt, Lease: d.o.Lease, Max: max,
-		PerAffiliate: d.o.perAffiliate(), Skip: calls.busy()})
+		PerAffiliate: d.o.perAffiliate(), Skip: append(calls.busy(), d.paused.active(d.o.Now(), backoffCap)...)})
 	if err != nil {
 		return 0, fmt.Errorf("claim notifications: %w", err)
 	}
@@ -392,9 +395,18 @@ func (c *calls) wait() int {
 // because ctx ended is not recorded: it was no fault of the receiver's,
 // and the notification is claimed again when the lease ends.
 func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error {
+	began := d.o.Now()
 	why, refused := d.call(ctx, n.URL)
 	if why != "" && ctx.Err() != nil {
 		return nil
+	}
+	switch {
+	case why == "":
+		d.paused.delivered(n.AffiliateID)
+	case d.o.Now().Sub(began) >= d.o.Timeout/2:
+		d.paused.slow(n.AffiliateID, d.o.Now(), func(strikes int) time.Duration {
+			return backoff(d.o.FirstRetry, strikes, d.jitter())
+		})
 	}
 	// The outcome is recorded even as ctx ends: a delivered notification
 	// forgotten would be sent again.

@@ -204,3 +204,49 @@ func TestOneAffiliatesHangingReceiverHoldsUpNoOtherAffiliate(t *testing.T) {
 		t.Errorf("%d calls to the hanging receiver at once, want at most %d", got, want)
 	}
 }
+
+// TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate: when
+// several affiliates' receivers hang, with backlogs older than another
+// affiliate's notification, each is paused after its first slow calls,
+// so the other's notification goes out after one round of timeouts
+// rather than behind every hanging notification.
+func TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate(t *testing.T) {
+	var calls atomic.Int64
+	stuck := newReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		<-r.Context().Done()
+	})
+	fine := newReceiver(t, nil)
+	outbox := &fakeOutbox{}
+	now := time.Now().UTC()
+	const hostile, backlog = 4, 20
+	for i := range hostile * backlog {
+		id := outbox.add(stuck.URL, now.Add(-time.Minute))
+		outbox.rows[id-1].n.AffiliateID = int64(10 + i%hostile)
+	}
+	other := outbox.add(fine.URL, now.Add(-time.Second))
+	outbox.rows[other-1].n.AffiliateID = 1
+
+	const timeout = 300 * time.Millisecond
+	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Timeout: timeout,
+		Concurrency: 8, FirstRetry: time.Minute})
+	stop := startRun(t, d)
+	start := time.Now()
+	for !outbox.row(other).delivered && time.Since(start) < 10*time.Second {
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	time.Sleep(2 * timeout) // what a pause lets through, it lets through by now
+	if err := stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	// Without pauses the other notification waits for the 80 hanging
+	// calls, 8 at a time: ten timeouts.
+	if !outbox.row(other).delivered || took > 4*timeout {
+		t.Errorf("the other affiliate's notification delivered %v after %v, want within %v",
+			outbox.row(other).delivered, took.Round(time.Millisecond), 4*timeout)
+	}
+	if got, most := calls.Load(), int64(hostile*2); got > most {
+		t.Errorf("%d calls to the hanging receivers, want at most %d (two of each affiliate, then a pause)", got, most)
+	}
+}
