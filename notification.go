@@ -12,6 +12,13 @@ import (
 // MaxNotificationURLLength bounds an affiliate's NotificationUrl template.
 const MaxNotificationURLLength = 2048
 
+// NotificationUserAgent is the User-Agent of every notification, so that
+// receivers can tell them from other traffic, and so that the service's
+// own pixel can refuse one: a NotificationUrl pointed at the pixel with an
+// affiliate's coupon would otherwise make each notification a sale whose
+// notification makes the next.
+const NotificationUserAgent = "afftrack-notify/1"
+
 // notificationShortcode matches a shortcode of a NotificationUrl template,
 // such as [TransactionId]: a bracketed name.
 var notificationShortcode = regexp.MustCompile(`\[[A-Za-z0-9]+\]`)

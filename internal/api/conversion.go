@@ -168,12 +168,17 @@ func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
 	}
 	merchantID, err := strconv.ParseInt(pathValue(r, "merchantId"), 10, 64)
 	if err != nil || merchantID < 1 {
-		s.pixelOutcome(r, 0, "invalid", afftrack.Errorf(afftrack.EINVALID, "merchantId: not an id"))
+		s.pixelRefused(r, 0, afftrack.Errorf(afftrack.EINVALID, "merchantId: not an id"))
+		return
+	}
+	if r.UserAgent() == afftrack.NotificationUserAgent {
+		s.pixelRefused(r, merchantID, afftrack.Errorf(afftrack.EINVALID,
+			"a notification of this service is not a sale: an affiliate's NotificationUrl points at the pixel"))
 		return
 	}
 	in, err := pixelInput(stateOf(r).query)
 	if err != nil {
-		s.pixelOutcome(r, merchantID, "invalid", err)
+		s.pixelRefused(r, merchantID, err)
 		return
 	}
 	if in.values["ClickId"] == "" {
@@ -183,12 +188,19 @@ func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := in.conversion(merchantID, s.cfg.Currency, s.location())
 	if err != nil {
-		s.pixelOutcome(r, merchantID, "invalid", err)
+		s.pixelRefused(r, merchantID, err)
 		return
 	}
 	c.Pixel = true
 	_, created, err := s.recordConversion(r, c)
 	s.pixelOutcome(r, merchantID, conversionOutcome(created, err), err)
+}
+
+// pixelRefused counts and logs a pixel refused before its conversion
+// reached the store.
+func (s *Server) pixelRefused(r *http.Request, merchantID int64, err error) {
+	s.svc.Observer.Conversion("invalid")
+	s.pixelOutcome(r, merchantID, "invalid", err)
 }
 
 // pixelOutcome logs what became of a pixel's conversion.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/afftrack/afftrack"
 )
 
 // checkPixel checks that r is the pixel: 200, a 43-byte GIF, not cached.
@@ -117,6 +119,14 @@ func TestPixel(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a notification of this service is answered the GIF and records nothing", func(t *testing.T) {
+		r := e.do(http.MethodGet, "/t/px/1?ClickId="+id+"&OrderId=px-loop&SaleValue=5", nil,
+			"User-Agent", afftrack.NotificationUserAgent)
+		checkPixel(t, r)
+		if n := e.transactionCount("px-loop"); n != 0 {
+			t.Errorf("a notification made %d transactions, want none", n)
+		}
+	})
 	t.Run("HEAD answers the GIF's headers and records nothing", func(t *testing.T) {
 		r := e.do(http.MethodHead, "/t/px/1?ClickId="+id+"&OrderId=px-head&SaleValue=5", nil)
 		if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/gif" {

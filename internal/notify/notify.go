@@ -24,9 +24,8 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-// UserAgent is sent with every notification, so receivers can tell them
-// from other traffic.
-const UserAgent = "afftrack-notify/1"
+// UserAgent is sent with every notification (afftrack.NotificationUserAgent).
+const UserAgent = afftrack.NotificationUserAgent
 
 // Outcomes of an attempt, as passed to Options.Observe.
 const (
