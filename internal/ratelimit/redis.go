@@ -82,6 +82,7 @@ type RedisOptions struct {
 // length keeps its slot. Needs Redis 5 or later (scripts that read TIME
 // before writing).
 type Redis struct {
+	forgets  forgets
 	client   redis.UniversalClient
 	prefix   string
 	slotTTL  time.Duration
@@ -202,22 +203,92 @@ func neverSent(err error) bool {
 		errors.Is(err, redis.ErrPoolExhausted) || (errors.As(err, &op) && op.Op == "dial")
 }
 
-// forgetTries are the waits before each try of forget: a Redis that
-// stalled may take its time to answer again.
-var forgetTries = []time.Duration{0, time.Second, 5 * time.Second, 30 * time.Second}
+// forgetEvery is how often the forgets that failed are tried again, and
+// maxForgets how many are kept to try: past it, a slot a late acquire
+// takes is freed when its lease ends.
+var forgetEvery = time.Second
 
-// forget withdraws the call of a token whose acquire failed (forget.lua),
-// trying again until Redis answers: a stalled Redis runs the acquire when
-// it resumes, and a slot it then took would otherwise block the account
-// until its lease ends. Past the last try the lease ends it anyway.
+const maxForgets = 10000
+
+// forgets are the withdrawals of failed acquires still to be made, tried
+// again together, one at a time, by one goroutine while there are any.
+type forgets struct {
+	mu      sync.Mutex
+	pending map[string]forgetting // by token
+	running bool
+}
+
+// forgetting is one withdrawal still to be made.
+type forgetting struct {
+	slots, tombstone string
+	until            time.Time // its slot's lease has ended by then
+}
+
+// forget withdraws the call of a token whose acquire failed (forget.lua).
+// A stalled Redis runs the acquire when it resumes, and a slot it then
+// took would block the account until its lease ends; so a withdrawal
+// that fails is tried again each forgetEvery until Redis takes it or the
+// lease has ended, and one under way when Redis resumes frees the slot
+// at once.
 func (r *Redis) forget(ctx context.Context, slots, tombstone, token string) {
-	for _, wait := range forgetTries {
-		time.Sleep(wait)
-		tctx, cancel := context.WithTimeout(ctx, releaseTimeout)
-		err := forgetScript.Run(tctx, r.client, []string{slots, tombstone}, token, r.slotTTL.Milliseconds()).Err()
-		cancel()
-		if err == nil || errors.Is(err, redis.ErrClosed) {
+	if r.forgetOne(ctx, slots, tombstone, token) {
+		return
+	}
+	f := &r.forgets
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending == nil {
+		f.pending = map[string]forgetting{}
+	}
+	if len(f.pending) >= maxForgets {
+		return
+	}
+	f.pending[token] = forgetting{slots: slots, tombstone: tombstone, until: time.Now().Add(r.slotTTL)}
+	if !f.running {
+		f.running = true
+		go r.retryForgets(ctx)
+	}
+}
+
+// forgetOne runs forget.lua once, and reports whether it is done with:
+// Redis took it, or the client is closed.
+func (r *Redis) forgetOne(ctx context.Context, slots, tombstone, token string) bool {
+	tctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+	defer cancel()
+	err := forgetScript.Run(tctx, r.client, []string{slots, tombstone}, token, r.slotTTL.Milliseconds()).Err()
+	return err == nil || errors.Is(err, redis.ErrClosed)
+}
+
+// retryForgets tries the pending forgets each forgetEvery, stopping a
+// round at the first that fails (Redis is still away), until none is
+// left.
+func (r *Redis) retryForgets(ctx context.Context) {
+	f := &r.forgets
+	for {
+		time.Sleep(forgetEvery)
+		f.mu.Lock()
+		now := time.Now()
+		round := make(map[string]forgetting, len(f.pending))
+		for token, e := range f.pending {
+			if now.After(e.until) {
+				delete(f.pending, token)
+				continue
+			}
+			round[token] = e
+		}
+		if len(round) == 0 {
+			f.running = false
+			f.mu.Unlock()
 			return
+		}
+		f.mu.Unlock()
+		for token, e := range round {
+			if !r.forgetOne(ctx, e.slots, e.tombstone, token) {
+				break
+			}
+			f.mu.Lock()
+			delete(f.pending, token)
+			f.mu.Unlock()
 		}
 	}
 }

@@ -404,3 +404,73 @@ func TestRedisFailedPeekIsAnError(t *testing.T) {
 		t.Errorf("a failed Peek returned decision %+v", d)
 	}
 }
+
+// stallScripts is a client hook standing for a Redis that stalls until
+// a moment: every script sent before it fails at once, as past the
+// client's timeout, but the first (an acquire) runs when the stall ends,
+// as a stalled server runs what it had received.
+type stallScripts struct {
+	until time.Time
+	once  sync.Once
+	ran   chan struct{}
+}
+
+func (*stallScripts) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (*stallScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h *stallScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || time.Now().After(h.until) {
+			return next(ctx, cmd)
+		}
+		h.once.Do(func() {
+			go func() {
+				time.Sleep(time.Until(h.until))
+				next(context.Background(), cmd)
+				close(h.ran)
+			}()
+		})
+		err := errors.New("i/o timeout")
+		cmd.SetErr(err)
+		return err
+	}
+}
+
+func TestRedisAnAcquireThatRunsAfterALongStallHoldsItsSlotBriefly(t *testing.T) {
+	prefix := newRedisPrefix(t)
+	r, client := newTestRedis(t, RedisOptions{Prefix: prefix})
+	l := afftrack.Limits{PerMinute: 100, Concurrent: 1}
+	d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
+	if err != nil || !d.Allowed {
+		t.Fatalf("first call: %+v, %v", d, err)
+	}
+	release()
+
+	stalled, stalledClient := newTestRedis(t, RedisOptions{Prefix: prefix})
+	// Longer than the first tries of a withdrawal, as the stalls of a
+	// server under memory pressure or a failover are.
+	hook := &stallScripts{until: time.Now().Add(2500 * ms), ran: make(chan struct{})}
+	stalledClient.AddHook(hook)
+	if _, _, err := stalled.Acquire(context.Background(), merchant42, l, time.Time{}); err == nil {
+		t.Fatal("Acquire during the stall returned no error")
+	}
+	<-hook.ran
+	resumed := time.Now()
+	slots := prefix + "{" + merchant42.String() + "}:c"
+	for {
+		n, err := client.ZCard(context.Background(), slots).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Since(resumed) > 1500*ms {
+			t.Fatalf("the slot the late acquire took is still held 1.5 s after Redis resumed")
+		}
+		time.Sleep(10 * ms)
+	}
+}
