@@ -16,8 +16,9 @@ var _ afftrack.TrackingService = (*Cache)(nil)
 
 // Defaults of Options.
 const (
-	DefaultTTL        = 30 * time.Second
-	DefaultMaxEntries = 100_000
+	DefaultTTL          = 30 * time.Second
+	DefaultMaxEntries   = 100_000
+	DefaultRefreshLimit = time.Second
 )
 
 // Options tune a Cache. The zero value takes the defaults.
@@ -29,6 +30,11 @@ type Options struct {
 	// links remembered, so a client asking for random ids cannot grow the
 	// cache without end, nor push out the links that work.
 	MaxEntries int
+	// RefreshLimit bounds how long a click waits for the store to
+	// refresh an answer held from before: past it the old answer is
+	// served, as when the store fails, since a database that hangs (a
+	// lock, a full pool) fails no call.
+	RefreshLimit time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// OnStale, if set, is called when a stale answer is served because
@@ -48,6 +54,10 @@ type Cache struct {
 	// hundred thousand from small sequential ids, and a scan of them must
 	// evict only its own kind, not the links a database outage needs.
 	links, others map[afftrack.LinkKey]entry
+	// refreshing holds the held keys whose refresh is under way: other
+	// clicks of the link are answered from what is held meanwhile rather
+	// than each queue for the store.
+	refreshing map[afftrack.LinkKey]bool
 }
 
 type entry struct {
@@ -64,17 +74,23 @@ func New(next afftrack.TrackingService, o Options) *Cache {
 	if o.MaxEntries <= 0 {
 		o.MaxEntries = DefaultMaxEntries
 	}
+	if o.RefreshLimit <= 0 {
+		o.RefreshLimit = DefaultRefreshLimit
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Cache{next: next, opts: o, links: map[afftrack.LinkKey]entry{}, others: map[afftrack.LinkKey]entry{}}
+	return &Cache{next: next, opts: o, links: map[afftrack.LinkKey]entry{}, others: map[afftrack.LinkKey]entry{},
+		refreshing: map[afftrack.LinkKey]bool{}}
 }
 
 // FindLink answers from the cache while the answer is fresh, else asks the
-// store. When the store fails (it is down), an answer held from before is
-// served however old it is: a redirect to where the link led a while ago
-// beats no redirect. The returned Link is shared: callers must not change
-// it.
+// store. When the store fails (it is down) or takes longer than
+// RefreshLimit, an answer held from before is served however old it is: a
+// redirect to where the link led a while ago beats no redirect, or a late
+// one. One click of a held link refreshes it at a time; the others are
+// answered from what is held. The returned Link is shared: callers must
+// not change it.
 func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Link, error) {
 	now := c.opts.Now()
 	c.mu.Lock()
@@ -82,9 +98,27 @@ func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Lin
 	if !held {
 		e, held = c.others[k]
 	}
+	fresh := held && now.Sub(e.at) < c.opts.TTL
+	if held && !fresh {
+		if c.refreshing[k] {
+			c.mu.Unlock()
+			return e.link, e.err
+		}
+		c.refreshing[k] = true
+		defer func() {
+			c.mu.Lock()
+			delete(c.refreshing, k)
+			c.mu.Unlock()
+		}()
+	}
 	c.mu.Unlock()
-	if held && now.Sub(e.at) < c.opts.TTL {
+	if fresh {
 		return e.link, e.err
+	}
+	if held {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.RefreshLimit)
+		defer cancel()
 	}
 	link, err := c.next.FindLink(ctx, k)
 	if err != nil && afftrack.ErrorCode(err) != afftrack.ENOTFOUND {

@@ -170,3 +170,62 @@ func TestCache(t *testing.T) {
 		}
 	})
 }
+
+// hangingStore answers from its store until hang is set: then every
+// FindLink waits for its context to end, as a store behind a lock or a
+// full pool does.
+type hangingStore struct {
+	*store
+	hang    bool
+	waiting chan struct{}
+}
+
+func (h *hangingStore) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Link, error) {
+	if !h.hang {
+		return h.store.FindLink(ctx, k)
+	}
+	h.waiting <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestAHeldLinkIsServedWhenTheStoreHangs(t *testing.T) {
+	s, _, _, _ := setup()
+	h := &hangingStore{store: s, waiting: make(chan struct{}, 10)}
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	stale := 0
+	c := linkcache.New(h, linkcache.Options{TTL: time.Minute, RefreshLimit: 100 * time.Millisecond,
+		Now: func() time.Time { return now }, OnStale: func() { stale++ }})
+	if _, err := c.FindLink(context.Background(), known); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	h.hang = true
+
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		l, err := c.FindLink(context.Background(), known)
+		if err == nil && l.MerchantID != 2 {
+			err = errors.New("not the held link")
+		}
+		done <- err
+	}()
+	<-h.waiting // the first click refreshes the link
+	l, err := c.FindLink(context.Background(), known)
+	if err != nil || l.MerchantID != 2 {
+		t.Errorf("a click during the refresh: %v, %v; want the held link at once", l, err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the refreshing click: %v; want the held link", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the refreshing click took %v, want about the RefreshLimit of 100ms", took)
+	}
+	if len(h.waiting) != 0 {
+		t.Errorf("%d more clicks waited on the store, want only the one refreshing", len(h.waiting))
+	}
+	if stale != 1 {
+		t.Errorf("%d stale answers counted, want 1 (the refresh that timed out)", stale)
+	}
+}

@@ -31,7 +31,17 @@ import (
 // lifecycle locked a backlog (docs/performance.md, "An eighth sitting").
 // Temporary storage in memory keeps the statement journal of an import's
 // multi-row upserts off the disk.
-const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+//
+// The write-ahead log keeps the size its largest transaction gave it
+// unless limited: after an import of a million transactions, or clicks
+// held through a full disk, it would keep gigabytes. journal_size_limit
+// truncates it to 64 MiB when a checkpoint starts it over, more than the
+// served writes need.
+const sqlitePragmas = sqliteCommonPragmas + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+	"&_pragma=journal_size_limit(" + walSizeLimit + ")"
+
+// walSizeLimit is journal_size_limit's value, in bytes: 64 MiB.
+const walSizeLimit = "67108864"
 
 // sqliteCommonPragmas are those of sqlitePragmas that an in-memory
 // database, which cannot use WAL, takes too.

@@ -280,7 +280,7 @@ func TestOpen(t *testing.T) {
 	t.Run("sets the SQLite pragmas on every connection", func(t *testing.T) {
 		db := storetest.Open(t, storetest.SQLite)
 		want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "busy_timeout": "5000", "synchronous": "1",
-			"cache_size": "-8192", "temp_store": "2"}
+			"cache_size": "-8192", "temp_store": "2", "journal_size_limit": "67108864"}
 		for i := range 3 {
 			c, err := db.SQL().Conn(ctx)
 			if err != nil {
