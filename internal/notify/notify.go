@@ -394,6 +394,9 @@ func (c *calls) wait() int {
 // because ctx ended is not recorded: it was no fault of the receiver's,
 // and the notification is claimed again when the lease ends.
 func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error {
+	if len(n.URL) > MaxURLLength {
+		return d.giveUpTooLong(ctx, n)
+	}
 	began := d.o.Now()
 	why, refused := d.call(ctx, n.URL)
 	if why != "" && ctx.Err() != nil {
@@ -435,6 +438,27 @@ func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error 
 		log.Debug("notification failed", "attempts", n.Attempts+1, "why", why, "next", next)
 	}
 	if err := d.outbox.NotificationFailed(rctx, n.ID, next, why, giveUp); err != nil {
+		return fmt.Errorf("notification %d failed: %w", n.ID, err)
+	}
+	return nil
+}
+
+// MaxURLLength bounds the URL a notification is sent to, its shortcodes
+// expanded: about what receivers' servers take (nginx 8 KiB for a request
+// line). A template of 2,048 bytes could otherwise expand, with long
+// UniqueIds from a click, to over half a megabyte sent at every retry.
+const MaxURLLength = 8192
+
+// giveUpTooLong gives n up at once: its URL is longer than MaxURLLength,
+// and retrying would not shorten it.
+func (d *Deliverer) giveUpTooLong(ctx context.Context, n afftrack.Notification) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	why := fmt.Sprintf("the URL is %d bytes long with its shortcodes expanded; at most %d are sent", len(n.URL), MaxURLLength)
+	d.o.Observe(OutcomeGivenUp)
+	d.o.Logger.Warn("notification given up", "notification", n.ID, "affiliate", n.AffiliateID,
+		"transaction", n.TransactionID, "attempts", n.Attempts, "why", why)
+	if err := d.outbox.NotificationFailed(rctx, n.ID, d.now(), why, true); err != nil {
 		return fmt.Errorf("notification %d failed: %w", n.ID, err)
 	}
 	return nil

@@ -604,3 +604,41 @@ func TestShortenKeepsReasonsBoundedAndValid(t *testing.T) {
 		t.Errorf("a short reason changed (-want +got):\n%s", diff)
 	}
 }
+
+func TestDelivererGivesUpAURLTooLongAtOnce(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		extra    int
+		wantCall bool
+	}{
+		{"a URL of MaxURLLength bytes is sent", 0, true},
+		{"a URL a byte longer is given up, not sent", 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			recv := newReceiver(t, nil)
+			clock := newFakeClock()
+			outbox := &fakeOutbox{}
+			u := recv.URL + "/?p="
+			u += strings.Repeat("x", MaxURLLength-len(u)+tt.extra)
+			id := outbox.add(u, clock.Now())
+			d, obs := newTestDeliverer(outbox, clock, Options{})
+			if _, err := d.RunOnce(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			got := outbox.row(id)
+			if got.delivered != tt.wantCall || got.givenUp == tt.wantCall {
+				t.Errorf("delivered %v, given up %v; want delivered %v", got.delivered, got.givenUp, tt.wantCall)
+			}
+			want := OutcomeDelivered
+			if !tt.wantCall {
+				want = OutcomeGivenUp
+				if !strings.Contains(got.why, "bytes long") {
+					t.Errorf("why %q, want it to say the URL is too long", got.why)
+				}
+			}
+			if diff := cmp.Diff([]string{want}, obs.get()); diff != "" {
+				t.Errorf("outcomes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
