@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/afftrack/afftrack"
 )
 
@@ -191,5 +193,54 @@ func TestAClientThatHungUpIsWrittenToOnceAndLogsNothing(t *testing.T) {
 	}
 	if ct := g.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
 		t.Errorf("Content-Type = %q, want the exposition format's", ct)
+	}
+}
+
+// TestOutboxCountsAreReusedForAWhile: the outbox is counted at most once
+// every outboxCountsAge however often /metrics is asked, and a count that
+// failed is not reused.
+func TestOutboxCountsAreReusedForAWhile(t *testing.T) {
+	var counted int
+	fail := false
+	c := &outboxCollector{desc: prometheus.NewDesc("x", "x", []string{"state"}, nil),
+		counts: func(context.Context) (int64, int64, int64, error) {
+			counted++
+			if fail {
+				return 0, 0, 0, errors.New("database is down")
+			}
+			return int64(counted), 0, 0, nil
+		}}
+	now := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	collect := func() (metrics int) {
+		ch := make(chan prometheus.Metric, 10)
+		c.Collect(ch)
+		close(ch)
+		for range ch {
+			metrics++
+		}
+		return metrics
+	}
+	for _, step := range []struct {
+		name        string
+		advance     time.Duration
+		fail        bool
+		wantCounted int
+	}{
+		{"the first scrape counts", 0, false, 1},
+		{"a scrape 14 s later reuses the counts", 14 * time.Second, false, 1},
+		{"a scrape 15 s after the count counts again", time.Second, false, 2},
+		{"a failed count is reported", 15 * time.Second, true, 3},
+		{"and not reused: the next scrape counts again", time.Second, false, 4},
+	} {
+		now = now.Add(step.advance)
+		fail = step.fail
+		n := collect()
+		if counted != step.wantCounted {
+			t.Errorf("%s: counted %d times, want %d", step.name, counted, step.wantCounted)
+		}
+		if want := 3; !step.fail && n != want {
+			t.Errorf("%s: %d series, want %d", step.name, n, want)
+		}
 	}
 }

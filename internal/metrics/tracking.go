@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -100,30 +101,48 @@ func (m *Metrics) NotificationAttempt(outcome string) {
 }
 
 // RegisterNotifications adds gauges of the outbox's notifications by
-// state, read from the database at each scrape.
+// state, read from the database at most once every outboxCountsAge.
 func (m *Metrics) RegisterNotifications(counts func(ctx context.Context) (pending, delivered, givenUp int64, err error)) error {
-	return m.registry.Register(&outboxCollector{counts: counts, desc: prometheus.NewDesc(namespace+"_notifications",
+	return m.registry.Register(&outboxCollector{counts: counts, now: time.Now, desc: prometheus.NewDesc(namespace+"_notifications",
 		"Notifications in the outbox by state: pending (not yet delivered), delivered, given_up.", []string{"state"}, nil)})
 }
 
-// outboxCollector reads the outbox's counts when scraped.
+// outboxCountsAge is how long the outbox's counts are reused. Counting
+// reads the whole outbox (a month of notifications, millions of rows on a
+// large network, a third of a second for two million), and /metrics takes
+// no key: without it every scrape, or anyone asking in a loop, would pay
+// that.
+const outboxCountsAge = 15 * time.Second
+
+// outboxCollector reads the outbox's counts when scraped, one scrape at
+// a time, and reuses them for outboxCountsAge.
 type outboxCollector struct {
 	counts func(ctx context.Context) (pending, delivered, givenUp int64, err error)
+	now    func() time.Time
 	desc   *prometheus.Desc
+
+	mu   sync.Mutex
+	at   time.Time // when last counted; zero before
+	last [3]int64
 }
 
 func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	pending, delivered, givenUp, err := c.counts(ctx)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(c.desc, err)
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := c.now(); c.at.IsZero() || now.Sub(c.at) >= outboxCountsAge || now.Before(c.at) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		pending, delivered, givenUp, err := c.counts(ctx)
+		if err != nil {
+			ch <- prometheus.NewInvalidMetric(c.desc, err)
+			return
+		}
+		c.at, c.last = now, [3]int64{pending, delivered, givenUp}
 	}
-	for state, n := range map[string]int64{"pending": pending, "delivered": delivered, "given_up": givenUp} {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), state)
+	for i, state := range []string{"pending", "delivered", "given_up"} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(c.last[i]), state)
 	}
 }
 
