@@ -156,13 +156,7 @@ var pixelGIF = []byte{
 // answers the GIF; the outcome goes to the log and the metrics, since the
 // page's visitor is not the one to tell.
 func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set(headerContentType, "image/gif")
-	h.Set(headerContentLength, strconv.Itoa(len(pixelGIF)))
-	defer func() {
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(pixelGIF)
-	}()
+	defer writePixel(w)
 	if r.Method == http.MethodHead {
 		return // a prefetch or a link checker: no sale is recorded
 	}
@@ -194,6 +188,24 @@ func (s *Server) handlePixel(w http.ResponseWriter, r *http.Request) {
 	c.Pixel = true
 	_, created, err := s.recordConversion(r, c)
 	s.pixelOutcome(r, merchantID, conversionOutcome(created, err), err)
+}
+
+// writePixel answers the pixel's GIF.
+func writePixel(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set(headerContentType, "image/gif")
+	h.Set(headerContentLength, strconv.Itoa(len(pixelGIF)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(pixelGIF)
+}
+
+// isPixel reports whether r asks for the pixel: its path, in any case, is
+// the tracking path's /px/ and a merchant's id. withoutBody needs to know
+// before the routes are reached.
+func (s *Server) isPixel(r *http.Request) bool {
+	p := strings.ToLower(r.URL.Path)
+	prefix := strings.ToLower(s.trackingPath) + "/px/"
+	return s.svc.Conversions != nil && strings.HasPrefix(p, prefix) && !strings.Contains(p[len(prefix):], "/")
 }
 
 // pixelRefused counts and logs a pixel refused before its conversion

@@ -36,8 +36,15 @@ func (s *Server) withoutBody(next http.Handler) http.Handler {
 		}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			refuseBody(w)
-			s.writeError(w, r, afftrack.Errorf(afftrack.EINVALID,
-				"the request has a body; the interface's reading functions take none"))
+			err := afftrack.Errorf(afftrack.EINVALID, "the request has a body; the interface's reading functions take none")
+			if s.isPixel(r) {
+				// The pixel always answers its GIF (tracking.md section
+				// 3): an image is shown whatever it says.
+				s.pixelRefused(r, 0, err)
+				writePixel(w)
+				return
+			}
+			s.writeError(w, r, err)
 			return
 		}
 		b := &trackedBody{ReadCloser: r.Body}

@@ -127,6 +127,19 @@ func TestPixel(t *testing.T) {
 			t.Errorf("a notification made %d transactions, want none", n)
 		}
 	})
+	t.Run("a GET with a body is answered the GIF and records nothing", func(t *testing.T) {
+		for _, path := range []string{"/t/px/1", "/T/PX/1"} {
+			r := e.do(http.MethodGet, path+"?ClickId="+id+"&OrderId=px-body&SaleValue=5", strings.NewReader("x=1"),
+				"User-Agent", trBrowserUA)
+			checkPixel(t, r)
+			if !r.Close { // the client takes Connection: close into Close
+				t.Errorf("%s: the connection is kept, want it closed: the body is not read", path)
+			}
+		}
+		if n := e.transactionCount("px-body"); n != 0 {
+			t.Errorf("a GET with a body made %d transactions, want none", n)
+		}
+	})
 	t.Run("HEAD answers the GIF's headers and records nothing", func(t *testing.T) {
 		r := e.do(http.MethodHead, "/t/px/1?ClickId="+id+"&OrderId=px-head&SaleValue=5", nil)
 		if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "image/gif" {
