@@ -6,44 +6,54 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestPauses(t *testing.T) {
 	t0 := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
 	wait := func(strikes int) time.Duration { return backoff(time.Minute, strikes, 0.5) }
-	sorted := func(ids []int64) []int64 { slices.Sort(ids); return ids }
-
-	t.Run("a slow failure pauses its affiliate for the first retry's wait", func(t *testing.T) {
-		p := newPauses()
-		p.slow(7, t0, wait)
-		if diff := cmp.Diff([]int64{7}, p.active(t0.Add(59*time.Second), time.Hour)); diff != "" {
-			t.Errorf("paused (-want +got):\n%s", diff)
-		}
-		if got := p.active(t0.Add(61*time.Second), time.Hour); len(got) != 0 {
-			t.Errorf("paused after the wait: %v, want none", got)
-		}
-	})
-	t.Run("slow failures in a row double the pause", func(t *testing.T) {
-		p := newPauses()
-		p.slow(7, t0, wait)
-		p.slow(7, t0, wait)
-		if got := p.active(t0.Add(119*time.Second), time.Hour); len(got) != 1 {
-			t.Errorf("paused after 119 s of a second pause: %v, want [7]", got)
-		}
-	})
-	t.Run("a delivery ends the pause and the count", func(t *testing.T) {
-		p := newPauses()
-		p.slow(7, t0, wait)
-		p.slow(7, t0, wait)
-		p.delivered(7)
-		if got := p.active(t0, time.Hour); len(got) != 0 {
-			t.Errorf("paused after a delivery: %v", got)
-		}
-		p.slow(7, t0, wait)
-		if got := p.active(t0.Add(61*time.Second), time.Hour); len(got) != 0 {
-			t.Errorf("the count survived a delivery: paused %v after the first wait", got)
-		}
-	})
+	// An event is a slow failure of an affiliate's call at t0 plus at,
+	// or with delivered its delivery.
+	type event struct {
+		affiliate int64
+		at        time.Duration
+		delivered bool
+	}
+	for _, tt := range []struct {
+		name   string
+		events []event
+		ask    time.Duration // active at t0 plus this
+		want   []int64
+	}{
+		{"a slow failure pauses its affiliate for the first retry's wait",
+			[]event{{affiliate: 7}}, 59 * time.Second, []int64{7}},
+		{"the pause ends after the wait",
+			[]event{{affiliate: 7}}, 61 * time.Second, nil},
+		{"slow failures in a row double the pause",
+			[]event{{affiliate: 7}, {affiliate: 7}}, 119 * time.Second, []int64{7}},
+		{"a delivery ends the pause",
+			[]event{{affiliate: 7}, {affiliate: 7}, {affiliate: 7, delivered: true}}, 0, nil},
+		{"a delivery starts the doubling over",
+			[]event{{affiliate: 7}, {affiliate: 7}, {affiliate: 7, delivered: true}, {affiliate: 7}}, 61 * time.Second, nil},
+		{"affiliates are paused apart",
+			[]event{{affiliate: 7}, {affiliate: 8, at: 30 * time.Second}}, 61 * time.Second, []int64{8}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPauses()
+			for _, e := range tt.events {
+				if e.delivered {
+					p.delivered(e.affiliate)
+				} else {
+					p.slow(e.affiliate, t0.Add(e.at), wait)
+				}
+			}
+			got := p.active(t0.Add(tt.ask), time.Hour)
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("paused (-want +got):\n%s", diff)
+			}
+		})
+	}
 	t.Run("an affiliate long out of its pause is forgotten", func(t *testing.T) {
 		p := newPauses()
 		p.slow(7, t0, wait)
@@ -60,7 +70,8 @@ func TestPauses(t *testing.T) {
 		for a := range int64(maxPaused + 2) {
 			p.slow(a+1, t0.Add(time.Duration(a)*time.Millisecond), wait)
 		}
-		got := sorted(p.active(t0.Add(time.Second), time.Hour))
+		got := p.active(t0.Add(time.Second), time.Hour)
+		slices.Sort(got)
 		if len(got) != maxPaused || got[0] != 3 {
 			t.Errorf("%d paused from %d, want %d from 3", len(got), got[0], maxPaused)
 		}

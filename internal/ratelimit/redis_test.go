@@ -307,63 +307,80 @@ func TestRedisLostAnswerFreesItsSlotButStaysCounted(t *testing.T) {
 	}
 }
 
-// delayFirstScript is a client hook that answers the first script call
-// with an error at once and runs it only later, after, as behind a Redis
-// that stalled past the client's timeout and then resumed.
-type delayFirstScript struct {
-	once sync.Once
-	ran  chan struct{}
+// stallScripts is a client hook standing for a Redis that stalls until
+// a moment and then resumes: the first script (an acquire) fails at once,
+// as past the client's timeout, and runs only at that moment, as a
+// stalled server runs what it had received. With failOthers, every other
+// script sent before the moment fails at once too, as it would if the
+// stall outlasted the client's timeout; without it they run.
+type stallScripts struct {
+	until      time.Time
+	failOthers bool
+	once       sync.Once
+	ran        chan struct{}
 }
 
-func (*delayFirstScript) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (*stallScripts) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-func (*delayFirstScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (*stallScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
 
-func (h *delayFirstScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (h *stallScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		delayed := false
-		if name := cmd.Name(); name == "evalsha" || name == "eval" {
-			h.once.Do(func() { delayed = true })
-		}
-		if !delayed {
+		if name := cmd.Name(); (name != "evalsha" && name != "eval") || time.Now().After(h.until) {
 			return next(ctx, cmd)
 		}
-		go func() {
-			time.Sleep(300 * ms) // after the caller's forget has run
-			next(context.Background(), cmd)
-			close(h.ran)
-		}()
+		held := false
+		h.once.Do(func() { held = true })
+		switch {
+		case held:
+			go func() {
+				time.Sleep(time.Until(h.until))
+				next(context.Background(), cmd)
+				close(h.ran)
+			}()
+		case !h.failOthers:
+			return next(ctx, cmd)
+		}
 		err := errors.New("i/o timeout")
 		cmd.SetErr(err)
 		return err
 	}
 }
 
-func TestRedisAnAcquireThatRunsAfterItsCallGaveUpTakesNoSlot(t *testing.T) {
+// acquireLate makes one call of merchant42 through a client whose Redis
+// stalls as hook says, and returns once the held acquire has run, with
+// the client of another replica and the account's in-flight slots' key.
+// A first call through that replica loads the scripts, so the late
+// EVALSHA finds its script.
+func acquireLate(t *testing.T, hook *stallScripts, l afftrack.Limits) (*Redis, *redis.Client, string) {
+	t.Helper()
 	prefix := newRedisPrefix(t)
 	r, client := newTestRedis(t, RedisOptions{Prefix: prefix})
-	l := afftrack.Limits{PerMinute: 100, Concurrent: 1}
-	// The scripts are loaded, so the delayed EVALSHA finds its script.
 	d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
 	if err != nil || !d.Allowed {
 		t.Fatalf("first call: %+v, %v", d, err)
 	}
 	release()
-
 	stalled, stalledClient := newTestRedis(t, RedisOptions{Prefix: prefix})
-	hook := &delayFirstScript{ran: make(chan struct{})}
+	hook.ran = make(chan struct{})
 	stalledClient.AddHook(hook)
 	if _, _, err := stalled.Acquire(context.Background(), merchant42, l, time.Time{}); err == nil {
-		t.Fatal("Acquire whose script was held back returned no error")
+		t.Fatal("Acquire during the stall returned no error")
 	}
 	<-hook.ran
-	slots := prefix + "{" + merchant42.String() + "}:c"
+	return r, client, prefix + "{" + merchant42.String() + "}:c"
+}
+
+func TestRedisAnAcquireThatRunsAfterItsCallGaveUpTakesNoSlot(t *testing.T) {
+	l := afftrack.Limits{PerMinute: 100, Concurrent: 1}
+	// The acquire runs after the caller's forget has.
+	r, client, slots := acquireLate(t, &stallScripts{until: time.Now().Add(300 * ms)}, l)
 	if n, err := client.ZCard(context.Background(), slots).Result(); err != nil || n != 0 {
 		t.Errorf("%d slots taken after the abandoned acquire ran late (%v); want none", n, err)
 	}
-	d, release, err = r.Acquire(context.Background(), merchant42, l, time.Time{})
+	d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,61 +422,12 @@ func TestRedisFailedPeekIsAnError(t *testing.T) {
 	}
 }
 
-// stallScripts is a client hook standing for a Redis that stalls until
-// a moment: every script sent before it fails at once, as past the
-// client's timeout, but the first (an acquire) runs when the stall ends,
-// as a stalled server runs what it had received.
-type stallScripts struct {
-	until time.Time
-	once  sync.Once
-	ran   chan struct{}
-}
-
-func (*stallScripts) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (*stallScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
-func (h *stallScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if name := cmd.Name(); (name != "evalsha" && name != "eval") || time.Now().After(h.until) {
-			return next(ctx, cmd)
-		}
-		h.once.Do(func() {
-			go func() {
-				time.Sleep(time.Until(h.until))
-				next(context.Background(), cmd)
-				close(h.ran)
-			}()
-		})
-		err := errors.New("i/o timeout")
-		cmd.SetErr(err)
-		return err
-	}
-}
-
 func TestRedisAnAcquireThatRunsAfterALongStallHoldsItsSlotBriefly(t *testing.T) {
-	prefix := newRedisPrefix(t)
-	r, client := newTestRedis(t, RedisOptions{Prefix: prefix})
-	l := afftrack.Limits{PerMinute: 100, Concurrent: 1}
-	d, release, err := r.Acquire(context.Background(), merchant42, l, time.Time{})
-	if err != nil || !d.Allowed {
-		t.Fatalf("first call: %+v, %v", d, err)
-	}
-	release()
-
-	stalled, stalledClient := newTestRedis(t, RedisOptions{Prefix: prefix})
 	// Longer than the first tries of a withdrawal, as the stalls of a
 	// server under memory pressure or a failover are.
-	hook := &stallScripts{until: time.Now().Add(2500 * ms), ran: make(chan struct{})}
-	stalledClient.AddHook(hook)
-	if _, _, err := stalled.Acquire(context.Background(), merchant42, l, time.Time{}); err == nil {
-		t.Fatal("Acquire during the stall returned no error")
-	}
-	<-hook.ran
+	hook := &stallScripts{until: time.Now().Add(2500 * ms), failOthers: true}
+	_, client, slots := acquireLate(t, hook, afftrack.Limits{PerMinute: 100, Concurrent: 1})
 	resumed := time.Now()
-	slots := prefix + "{" + merchant42.String() + "}:c"
 	for {
 		n, err := client.ZCard(context.Background(), slots).Result()
 		if err != nil {
