@@ -98,6 +98,11 @@ type NotificationOutbox interface {
 	// window). why is kept for operators.
 	NotificationFailed(ctx context.Context, id int64, next time.Time, why string, giveUp bool) error
 
+	// NotificationDeferred moves a notification's next attempt to next
+	// without counting an attempt: it was claimed but not called (its
+	// receiver is paused). why is kept for operators.
+	NotificationDeferred(ctx context.Context, id int64, next time.Time, why string) error
+
 	// NotificationCounts returns how many notifications are pending,
 	// delivered and given up, for metrics.
 	NotificationCounts(ctx context.Context) (pending, delivered, givenUp int64, err error)

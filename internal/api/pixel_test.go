@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/afftrack/afftrack"
 )
@@ -155,6 +158,38 @@ func TestPixel(t *testing.T) {
 			t.Errorf("%d transactions stored, want 1", n)
 		}
 	})
+}
+
+// conversionObserver records the conversions' outcomes a server reports.
+type conversionObserver struct {
+	mu          sync.Mutex
+	conversions []string
+}
+
+func (o *conversionObserver) ObserveRequest(string, string, int, time.Duration) {}
+func (o *conversionObserver) RateLimited(afftrack.AccountKind)                  {}
+func (o *conversionObserver) Conversion(outcome string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.conversions = append(o.conversions, outcome)
+}
+
+// TestRefusedPixelsAreCountedAsInvalid: a pixel refused before its
+// conversion reaches the store is counted, as tracking.md says every
+// pixel's outcome is.
+func TestRefusedPixelsAreCountedAsInvalid(t *testing.T) {
+	obs := &conversionObserver{}
+	e := newTrackingEnv(t, trOptions{observer: obs})
+	checkPixel(t, e.click("/t/px/1?OrderId=px-c-1&SaleValue=abc"))
+	checkPixel(t, e.click("/t/px/abc?OrderId=px-c-2&SaleValue=1"))
+	checkPixel(t, e.do(http.MethodGet, "/t/px/1?OrderId=px-c-3&SaleValue=1", nil,
+		"User-Agent", afftrack.NotificationUserAgent))
+	checkPixel(t, e.do(http.MethodGet, "/t/px/1?OrderId=px-c-4&SaleValue=1", strings.NewReader("x")))
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if diff := cmp.Diff([]string{"invalid", "invalid", "invalid", "invalid"}, obs.conversions); diff != "" {
+		t.Errorf("conversions counted (-want +got):\n%s", diff)
+	}
 }
 
 // TestStoreFailuresOnTrackingPathsAreLoggedAsInternalErrors: the pixel

@@ -118,6 +118,8 @@ type trOptions struct {
 	clicks api.ClickSink
 	// logger, if set, receives the server's log; nil discards it.
 	logger *slog.Logger
+	// observer, if set, is told what the server reports.
+	observer api.Observer
 }
 
 // trEnv is a tracking network served over a real connection.
@@ -221,6 +223,7 @@ func newTrackingEnv(t testing.TB, o trOptions) *trEnv {
 		Conversions:  sqlstore.NewConversionService(db, "AUD", clock),
 		Countries:    geo,
 		IPHashKey:    key,
+		Observer:     o.observer,
 	}, o.logger, time.Now)
 	handler = e.server.Handler()
 	e.client = &http.Client{

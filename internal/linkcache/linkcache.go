@@ -37,8 +37,9 @@ type Options struct {
 	RefreshLimit time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
-	// OnStale, if set, is called when a stale answer is served because
-	// the store failed, for metrics.
+	// OnStale, if set, is called when a stale answer is served: the
+	// store failed or took longer than RefreshLimit, or another click of
+	// the link was asking it. For metrics.
 	OnStale func()
 }
 
@@ -102,6 +103,9 @@ func (c *Cache) FindLink(ctx context.Context, k afftrack.LinkKey) (*afftrack.Lin
 	if held && !fresh {
 		if c.refreshing[k] {
 			c.mu.Unlock()
+			if c.opts.OnStale != nil {
+				c.opts.OnStale()
+			}
 			return e.link, e.err
 		}
 		c.refreshing[k] = true

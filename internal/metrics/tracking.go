@@ -42,7 +42,7 @@ func newTracking() tracking {
 		linksStale: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: namespace,
 			Name:      "tracking_links_stale_total",
-			Help:      "Redirects answered from an expired cached link because the database failed.",
+			Help:      "Clicks answered from an expired cached link: the database failed or was slow, or another click of the link was asking it.",
 		}),
 		notifications: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace,

@@ -183,10 +183,10 @@ func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.L
 // Run delivers notifications until ctx ends, waits for the calls under
 // way, then returns nil. It claims notifications as call slots come free
 // rather than a batch at a time, and at most perAffiliate of one
-// affiliate, none of an affiliate it is still calling or has paused
-// (pauses): a receiver that hangs until every call's timeout holds a few
-// slots now and then, and the other affiliates' notifications go on
-// through the rest. A poll that fails
+// affiliate, none of an affiliate it is still calling, and calls none
+// whose receiver it has paused (pauses): a receiver that hangs until
+// every call's timeout holds a few slots now and then, and the other
+// receivers' notifications go on through the rest. A poll that fails
 // (the store is down) is logged and retried at the next interval.
 func (d *Deliverer) Run(ctx context.Context) error {
 	calls := newCalls(d.o.Concurrency)
@@ -216,6 +216,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			pruning = d.pruneBatch(ctx)
 			if !pruning {
 				pruned = now
+				d.paused.prune(now, backoffCap)
 			}
 		}
 		switch {
@@ -276,7 +277,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed int, err error) {
 	claimedAt := d.now()
 	ns, err := d.outbox.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: claimedAt, Lease: d.o.Lease, Max: max,
-		PerAffiliate: d.o.perAffiliate(), Skip: append(calls.busy(), d.paused.active(d.o.Now(), backoffCap)...)})
+		PerAffiliate: d.o.perAffiliate(), Skip: calls.busy()})
 	if err != nil {
 		return 0, fmt.Errorf("claim notifications: %w", err)
 	}
@@ -285,6 +286,10 @@ func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed in
 	// notification is claimed again when the lease ends.
 	latest := claimedAt.Add(d.o.Lease - d.o.Timeout - recordTimeout)
 	for _, n := range ns {
+		if until, paused := d.paused.pausedUntil(receiverOf(n.URL), d.o.Now(), backoffCap); paused {
+			err = errors.Join(err, d.putOff(ctx, n, until))
+			continue
+		}
 		if !calls.acquire(ctx) {
 			break
 		}
@@ -294,7 +299,33 @@ func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed in
 		}
 		calls.start(n.AffiliateID, func() error { return d.deliver(ctx, n) })
 	}
-	return len(ns), nil
+	return len(ns), err
+}
+
+// putOff moves n, claimed while its receiver is paused, to the pause's
+// end (with jitter, so a backlog does not all come due at one instant)
+// without calling it; or gives it up, with no call, once it is past the
+// retry window, as a failed call would.
+func (d *Deliverer) putOff(ctx context.Context, n afftrack.Notification, until time.Time) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	now := d.now()
+	why := "not called: its receiver is paused after calls that failed slowly"
+	if now.Sub(n.Created) > d.o.RetryWindow {
+		d.o.Observe(OutcomeGivenUp)
+		d.o.Logger.Warn("notification given up", "notification", n.ID, "affiliate", n.AffiliateID,
+			"transaction", n.TransactionID, "attempts", n.Attempts, "why", why)
+		if err := d.outbox.NotificationFailed(rctx, n.ID, now, why, true); err != nil {
+			return fmt.Errorf("notification %d failed: %w", n.ID, err)
+		}
+		return nil
+	}
+	wait := until.Sub(d.o.Now())
+	next := now.Add(wait + time.Duration(float64(wait)*0.2*d.jitter()))
+	if err := d.outbox.NotificationDeferred(rctx, n.ID, next, why); err != nil {
+		return err
+	}
+	return nil
 }
 
 // perAffiliate is how many notifications of one affiliate are called at
@@ -402,11 +433,11 @@ func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error 
 	if why != "" && ctx.Err() != nil {
 		return nil
 	}
-	switch {
+	switch host := receiverOf(n.URL); {
 	case why == "":
-		d.paused.delivered(n.AffiliateID)
+		d.paused.delivered(host)
 	case d.o.Now().Sub(began) >= d.o.Timeout/2:
-		d.paused.slow(n.AffiliateID, d.o.Now(), func(strikes int) time.Duration {
+		d.paused.slow(host, d.o.Now(), func(strikes int) time.Duration {
 			return backoff(d.o.FirstRetry, strikes, d.jitter())
 		})
 	}

@@ -111,6 +111,14 @@ func (f *fakeOutbox) NotificationFailed(_ context.Context, id int64, next time.T
 	return nil
 }
 
+func (f *fakeOutbox) NotificationDeferred(_ context.Context, id int64, next time.Time, why string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := f.rows[id-1]
+	r.next, r.why = next, why
+	return nil
+}
+
 func (f *fakeOutbox) NotificationCounts(context.Context) (pending, delivered, givenUp int64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -1,87 +1,106 @@
 package notify
 
 import (
-	"slices"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
 
-// maxPaused bounds how many paused affiliates a claim leaves out, and so
-// the claim's parameters: past it the pauses that end soonest are not
-// applied, and those affiliates' notifications are claimed as before.
-const maxPaused = 1000
-
-// pauses keeps the affiliates whose receivers held a call slot until the
-// call failed slowly (a timeout, a receiver answering a byte at a time).
-// Such an affiliate's notifications, old and new, wait out a pause that
-// doubles with each slow failure in a row, as one notification's retries
-// do: without it, every notification of a receiver that hangs (and a
-// keyless pixel lets anyone make many) holds a slot for a whole timeout,
-// and the notifications of affiliates whose receivers answer wait behind
-// all of them. A delivery ends an affiliate's pause and its count; a
-// fast failure (a refused connection, an error status) changes neither,
-// as it holds no slot for long.
+// pauses keeps the receivers (hosts, with their ports) that held a call
+// slot until the call failed slowly: a timeout, or an answer a byte at a
+// time. A paused receiver is not called until its pause ends, which
+// doubles with each round of slow failures, as one notification's
+// retries do; its notifications claimed meanwhile are put off to the
+// pause's end without a call. Without pauses, every notification of a
+// receiver that hangs holds a slot for a whole timeout (and a keyless
+// pixel lets anyone make many), and the notifications of receivers that
+// answer wait behind all of them.
 //
-// Pauses are each deliverer's own, kept in memory: a replica, or a
-// restart, learns of a slow receiver from its own first call.
+// The pause is the receiver's, not the affiliate's: an affiliate that
+// moves its NotificationUrl to a receiver that answers is not held back
+// by the notifications still bound for the old one, and a host a clicker
+// put into a URL through a [UniqueId] pauses only that host. A delivery
+// to the receiver ends its pause and starts the doubling over; a failure
+// that comes back quickly (a refused connection, an error status) holds
+// no slot for long and changes neither.
+//
+// Pauses are each deliverer's own, kept in memory: another replica, or a
+// restart, learns of a slow receiver from its own first calls.
 type pauses struct {
 	mu sync.Mutex
-	by map[int64]pause
+	by map[string]pause
 }
 
-// pause is one affiliate's: until when, after how many slow failures in
-// a row.
+// pause is one receiver's: until when, after how many rounds of slow
+// failures in a row.
 type pause struct {
 	until   time.Time
 	strikes int
 }
 
-func newPauses() *pauses { return &pauses{by: map[int64]pause{}} }
+func newPauses() *pauses { return &pauses{by: map[string]pause{}} }
 
-// slow records a slow failure of affiliate's receiver at now; the pause
-// it starts is wait(strikes) long.
-func (p *pauses) slow(affiliate int64, now time.Time, wait func(strikes int) time.Duration) {
+// receiverOf returns the receiver of a notification's URL: its host and
+// port, in lower case; "" for a URL that names none.
+func receiverOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}
+
+// slow records a slow failure of a call to host at now. The calls of one
+// round fail together (up to two of an affiliate's at once, and several
+// affiliates may share a receiver), so a failure while the receiver is
+// already paused does not lengthen the pause; the first of a round starts
+// one wait(strikes) long.
+func (p *pauses) slow(host string, now time.Time, wait func(strikes int) time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e := p.by[affiliate]
+	e := p.by[host]
+	if e.until.After(now) {
+		return
+	}
 	e.strikes++
 	e.until = now.Add(wait(e.strikes))
-	p.by[affiliate] = e
+	p.by[host] = e
 }
 
-// delivered ends affiliate's pause and forgets its slow failures.
-func (p *pauses) delivered(affiliate int64) {
+// delivered ends host's pause and forgets its slow failures.
+func (p *pauses) delivered(host string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.by, affiliate)
+	delete(p.by, host)
 }
 
-// active returns the affiliates paused at now, the latest-ending first,
-// at most maxPaused of them. An affiliate whose pause ended more than
-// forget ago is forgotten, so the map holds only receivers slow of late.
-func (p *pauses) active(now time.Time, forget time.Duration) []int64 {
+// pausedUntil returns when host's pause ends, and whether it is paused at
+// now. A receiver whose pause ended more than forget ago is forgotten, so
+// the map holds only receivers slow of late.
+func (p *pauses) pausedUntil(host string, now time.Time, forget time.Duration) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	type paused struct {
-		affiliate int64
-		until     time.Time
+	e, ok := p.by[host]
+	switch {
+	case !ok:
+		return time.Time{}, false
+	case e.until.After(now):
+		return e.until, true
+	case now.Sub(e.until) > forget:
+		delete(p.by, host)
 	}
-	var out []paused
-	for a, e := range p.by {
-		switch {
-		case e.until.After(now):
-			out = append(out, paused{a, e.until})
-		case now.Sub(e.until) > forget:
-			delete(p.by, a)
+	return time.Time{}, false
+}
+
+// prune forgets the receivers whose pause ended more than forget ago:
+// one not asked about again would otherwise stay.
+func (p *pauses) prune(now time.Time, forget time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for h, e := range p.by {
+		if now.Sub(e.until) > forget {
+			delete(p.by, h)
 		}
 	}
-	if len(out) > maxPaused {
-		slices.SortFunc(out, func(x, y paused) int { return y.until.Compare(x.until) })
-		out = out[:maxPaused]
-	}
-	ids := make([]int64, len(out))
-	for i, e := range out {
-		ids[i] = e.affiliate
-	}
-	return ids
 }

@@ -1,79 +1,85 @@
 package notify
 
 import (
-	"slices"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestPauses(t *testing.T) {
 	t0 := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
 	wait := func(strikes int) time.Duration { return backoff(time.Minute, strikes, 0.5) }
-	// An event is a slow failure of an affiliate's call at t0 plus at,
-	// or with delivered its delivery.
+	const a, b = "a.example:80", "b.example:443"
+	// An event is a slow failure of a call to host at t0 plus at, or with
+	// delivered a delivery to it.
 	type event struct {
-		affiliate int64
+		host      string
 		at        time.Duration
 		delivered bool
 	}
 	for _, tt := range []struct {
-		name   string
-		events []event
-		ask    time.Duration // active at t0 plus this
-		want   []int64
+		name      string
+		events    []event
+		host      string
+		ask       time.Duration // pausedUntil at t0 plus this
+		wantUntil time.Duration // from t0; 0 for not paused
 	}{
-		{"a slow failure pauses its affiliate for the first retry's wait",
-			[]event{{affiliate: 7}}, 59 * time.Second, []int64{7}},
+		{"a slow failure pauses its receiver for the first retry's wait",
+			[]event{{host: a}}, a, 59 * time.Second, time.Minute},
 		{"the pause ends after the wait",
-			[]event{{affiliate: 7}}, 61 * time.Second, nil},
-		{"slow failures in a row double the pause",
-			[]event{{affiliate: 7}, {affiliate: 7}}, 119 * time.Second, []int64{7}},
+			[]event{{host: a}}, a, 61 * time.Second, 0},
+		{"failures of one round, while paused, do not lengthen the pause",
+			[]event{{host: a}, {host: a, at: time.Second}}, a, 0, time.Minute},
+		{"a slow failure after the pause doubles it",
+			[]event{{host: a}, {host: a, at: time.Minute}}, a, time.Minute, 3 * time.Minute},
 		{"a delivery ends the pause",
-			[]event{{affiliate: 7}, {affiliate: 7}, {affiliate: 7, delivered: true}}, 0, nil},
+			[]event{{host: a}, {host: a, delivered: true}}, a, 0, 0},
 		{"a delivery starts the doubling over",
-			[]event{{affiliate: 7}, {affiliate: 7}, {affiliate: 7, delivered: true}, {affiliate: 7}}, 61 * time.Second, nil},
-		{"affiliates are paused apart",
-			[]event{{affiliate: 7}, {affiliate: 8, at: 30 * time.Second}}, 61 * time.Second, []int64{8}},
+			[]event{{host: a}, {host: a, at: time.Minute}, {host: a, delivered: true}, {host: a, at: 3 * time.Minute}},
+			a, 3 * time.Minute, 4 * time.Minute},
+		{"receivers are paused apart",
+			[]event{{host: a}}, b, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPauses()
 			for _, e := range tt.events {
 				if e.delivered {
-					p.delivered(e.affiliate)
+					p.delivered(e.host)
 				} else {
-					p.slow(e.affiliate, t0.Add(e.at), wait)
+					p.slow(e.host, t0.Add(e.at), wait)
 				}
 			}
-			got := p.active(t0.Add(tt.ask), time.Hour)
-			slices.Sort(got)
-			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("paused (-want +got):\n%s", diff)
+			until, paused := p.pausedUntil(tt.host, t0.Add(tt.ask), time.Hour)
+			if want := tt.wantUntil != 0; paused != want || (want && !until.Equal(t0.Add(tt.wantUntil))) {
+				t.Errorf("pausedUntil = %v, %v; want paused %v until t0+%v", until.Sub(t0), paused, want, tt.wantUntil)
 			}
 		})
 	}
-	t.Run("an affiliate long out of its pause is forgotten", func(t *testing.T) {
+	t.Run("a receiver long out of its pause is forgotten", func(t *testing.T) {
 		p := newPauses()
-		p.slow(7, t0, wait)
-		p.slow(8, t0.Add(2*time.Hour), wait)
-		if diff := cmp.Diff([]int64{8}, p.active(t0.Add(2*time.Hour), time.Hour)); diff != "" {
-			t.Errorf("paused (-want +got):\n%s", diff)
+		p.slow(a, t0, wait)
+		p.slow(b, t0.Add(2*time.Hour), wait)
+		p.prune(t0.Add(2*time.Hour), time.Hour)
+		if _, kept := p.by[a]; kept {
+			t.Errorf("%s kept an hour after its pause ended", a)
 		}
-		if _, kept := p.by[7]; kept {
-			t.Errorf("affiliate 7 kept an hour after its pause ended")
+		if _, kept := p.by[b]; !kept {
+			t.Errorf("%s, paused, was forgotten", b)
 		}
 	})
-	t.Run("no more than maxPaused are left out, the latest-ending first", func(t *testing.T) {
-		p := newPauses()
-		for a := range int64(maxPaused + 2) {
-			p.slow(a+1, t0.Add(time.Duration(a)*time.Millisecond), wait)
+}
+
+func TestReceiverOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Aff.Example/pb?x=1":     "aff.example",
+		"http://aff.example:8080/pb":     "aff.example:8080",
+		"http://[2001:DB8::1]:8080/pb":   "[2001:db8::1]:8080",
+		"http://u@aff.example/pb":        "aff.example",
+		"not a url at all %zz://":        "",
+		"https://aff.example./pb?o=1#x":  "aff.example.",
+		"https://sub.aff.example/pb?o=1": "sub.aff.example",
+	} {
+		if got := receiverOf(in); got != want {
+			t.Errorf("receiverOf(%q) = %q, want %q", in, got, want)
 		}
-		got := p.active(t0.Add(time.Second), time.Hour)
-		slices.Sort(got)
-		if len(got) != maxPaused || got[0] != 3 {
-			t.Errorf("%d paused from %d, want %d from 3", len(got), got[0], maxPaused)
-		}
-	})
+	}
 }

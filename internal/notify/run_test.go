@@ -205,11 +205,11 @@ func TestOneAffiliatesHangingReceiverHoldsUpNoOtherAffiliate(t *testing.T) {
 	}
 }
 
-// TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate: when
-// several affiliates' receivers hang, with backlogs older than another
-// affiliate's notification, each is paused after its first slow calls,
-// so the other's notification goes out after one round of timeouts
-// rather than behind every hanging notification.
+// TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate: when the
+// receiver of many affiliates hangs, with backlogs older than another
+// affiliate's notification, it is paused after its first slow calls, so
+// the other notification goes out after one round of timeouts rather
+// than behind every hanging notification (a round per eight of them).
 func TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate(t *testing.T) {
 	var calls atomic.Int64
 	stuck := newReceiver(t, func(w http.ResponseWriter, r *http.Request) {
@@ -219,7 +219,7 @@ func TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate(t *testing.T) {
 	fine := newReceiver(t, nil)
 	outbox := &fakeOutbox{}
 	now := time.Now().UTC()
-	const hostile, backlog = 4, 20
+	const hostile, backlog = 12, 5
 	for i := range hostile * backlog {
 		id := outbox.add(stuck.URL, now.Add(-time.Minute))
 		outbox.rows[id-1].n.AffiliateID = int64(10 + i%hostile)
@@ -240,13 +240,81 @@ func TestHangingReceiversOfManyAffiliatesHoldUpNoOtherAffiliate(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	// Without pauses the other notification waits for the 80 hanging
-	// calls, 8 at a time: ten timeouts.
+	// Without pauses the other notification waits for the 60 hanging
+	// calls, 8 at a time: eight timeouts.
 	if !outbox.row(other).delivered || took > 4*timeout {
 		t.Errorf("the other affiliate's notification delivered %v after %v, want within %v",
 			outbox.row(other).delivered, took.Round(time.Millisecond), 4*timeout)
 	}
-	if got, most := calls.Load(), int64(hostile*2); got > most {
-		t.Errorf("%d calls to the hanging receivers, want at most %d (two of each affiliate, then a pause)", got, most)
+	if got := calls.Load(); got > 8 {
+		t.Errorf("%d calls to the hanging receiver, want at most 8 (one round, then a pause)", got)
+	}
+}
+
+// TestAMovedNotificationURLIsNotHeldBackByTheOldOnes: an affiliate whose
+// receiver hangs, and who then moves its NotificationUrl to one that
+// answers, gets its new notification at once, while the old ones, bound
+// for the old receiver, wait out its pause.
+func TestAMovedNotificationURLIsNotHeldBackByTheOldOnes(t *testing.T) {
+	stuck := newReceiver(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	fine := newReceiver(t, nil)
+	outbox := &fakeOutbox{}
+	now := time.Now().UTC()
+	for range 8 {
+		id := outbox.add(stuck.URL, now.Add(-time.Minute))
+		outbox.rows[id-1].n.AffiliateID = 4
+	}
+	const timeout = 200 * time.Millisecond
+	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Timeout: timeout,
+		FirstRetry: time.Minute})
+	stop := startRun(t, d)
+	time.Sleep(3 * timeout) // the first calls fail slowly: the old receiver is paused
+	moved := outbox.add(fine.URL, time.Now().UTC())
+	outbox.mu.Lock()
+	outbox.rows[moved-1].n.AffiliateID = 4
+	outbox.mu.Unlock()
+	start := time.Now()
+	for !outbox.row(moved).delivered && time.Since(start) < 5*time.Second {
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	if err := stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !outbox.row(moved).delivered || took > 2*timeout {
+		t.Errorf("the notification to the new receiver delivered %v after %v, want within %v",
+			outbox.row(moved).delivered, took.Round(time.Millisecond), 2*timeout)
+	}
+}
+
+// TestNotificationsOfAPausedReceiverAreGivenUpAfterTheRetryWindow: a
+// receiver that hangs for good has each of its notifications given up
+// once past the retry window, called or not.
+func TestNotificationsOfAPausedReceiverAreGivenUpAfterTheRetryWindow(t *testing.T) {
+	stuck := newReceiver(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	outbox := &fakeOutbox{}
+	now := time.Now().UTC()
+	const n = 30
+	for range n {
+		id := outbox.add(stuck.URL, now)
+		outbox.rows[id-1].n.AffiliateID = 4
+	}
+	d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond, Timeout: 100 * time.Millisecond,
+		FirstRetry: 100 * time.Millisecond, RetryWindow: time.Second})
+	stop := startRun(t, d)
+	start := time.Now()
+	for {
+		_, _, givenUp, _ := outbox.NotificationCounts(t.Context())
+		if givenUp == n {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%d of %d given up 5 s after they were made, with a retry window of 1 s", givenUp, n)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }

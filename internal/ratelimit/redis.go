@@ -246,7 +246,7 @@ func (r *Redis) forget(ctx context.Context, slots, tombstone, token string) {
 	f.pending[token] = forgetting{slots: slots, tombstone: tombstone, until: time.Now().Add(r.slotTTL)}
 	if !f.running {
 		f.running = true
-		go r.retryForgets(ctx)
+		go r.retryForgets(context.Background()) // not the first caller's values, for minutes
 	}
 }
 

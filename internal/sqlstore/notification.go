@@ -111,6 +111,16 @@ func (s *NotificationService) NotificationFailed(ctx context.Context, id int64, 
 	return nil
 }
 
+// NotificationDeferred records a claimed notification that was not called.
+func (s *NotificationService) NotificationDeferred(ctx context.Context, id int64, next time.Time, why string) error {
+	if _, err := s.db.sql.ExecContext(ctx, `UPDATE notifications SET next_attempt = $1, last_error = $2
+	WHERE id = $3 AND state = $4`, toMillis(next), afftrack.CleanText(afftrack.CutUTF8(why, 1024)), id,
+		notificationPending); err != nil {
+		return fmt.Errorf("notification %d deferred: %w", id, err)
+	}
+	return nil
+}
+
 // NotificationCounts counts the notifications by state.
 func (s *NotificationService) NotificationCounts(ctx context.Context) (pending, delivered, givenUp int64, err error) {
 	rows, err := s.db.sql.QueryContext(ctx, `SELECT state, COUNT(*) FROM notifications GROUP BY state`)

@@ -227,6 +227,25 @@ func TestNotificationOutbox(t *testing.T) {
 				t.Errorf("claimed %+v, want only notification %d", got, want[2].ID)
 			}
 		})
+		t.Run("a deferred one is due again at its next attempt, with no attempt counted", func(t *testing.T) {
+			next := now.Add(100*24*time.Hour + 2*time.Hour) // after the claim above and its lease
+			if err := out.NotificationDeferred(ctx, want[2].ID, next, "not called: paused"); err != nil {
+				t.Fatal(err)
+			}
+			var lastError string
+			if err := db.SQL().QueryRow(`SELECT last_error FROM notifications WHERE id = $1`, want[2].ID).Scan(&lastError); err != nil {
+				t.Fatal(err)
+			}
+			if lastError != "not called: paused" {
+				t.Errorf("last_error %q, want the reason given", lastError)
+			}
+			if diff := cmp.Diff([]afftrack.Notification{}, claim(t, next.Add(-time.Millisecond), 10)); diff != "" {
+				t.Errorf("claimed before the next attempt (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want[2:], claim(t, next, 10)); diff != "" {
+				t.Errorf("claimed at the next attempt (-want +got):\n%s", diff)
+			}
+		})
 		t.Run("an outcome for a finished notification changes nothing", func(t *testing.T) {
 			if err := out.NotificationFailed(ctx, want[0].ID, now, "late", false); err != nil {
 				t.Fatal(err)
