@@ -36,6 +36,10 @@ func (s *Server) handleClick(kind afftrack.LinkKind) http.HandlerFunc {
 			trackingPage(w, http.StatusNotFound, "This tracking link leads nowhere.")
 			return
 		default:
+			if r.Context().Err() != nil {
+				// The visitor left while the store was asked.
+				s.abortClientGone(r, err)
+			}
 			// A link never seen while the store is down: nothing to go on.
 			// The visitor gets a page, not the API's error body, so
 			// writeError is not the way out; the cause is logged as every

@@ -220,9 +220,10 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 	args := []any{"request_id", stateOf(r).id, "merchant", merchantID, "outcome", outcome}
 	if err != nil {
 		args = append(args, "reason", afftrack.ErrorMessage(err))
-		if afftrack.ErrorCode(err) == afftrack.EINTERNAL {
+		if afftrack.ErrorCode(err) == afftrack.EINTERNAL && r.Context().Err() == nil {
 			// The pixel answers its GIF whatever happened, so the cause
-			// is logged here as writeError would log it.
+			// is logged here as writeError would log it (a visitor who
+			// left meanwhile is no fault of the service's).
 			s.logInternal(r, fmt.Errorf("pixel conversion: %w", err))
 		}
 	}

@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -231,4 +233,34 @@ func (l *logSink) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// TestAVisitorWhoLeftIsNoInternalError: a click or a pixel whose visitor
+// went away while the store was asked is logged as a client gone, not as
+// an internal error, as every other request is.
+func TestAVisitorWhoLeftIsNoInternalError(t *testing.T) {
+	for _, tt := range []struct{ name, path string }{
+		{"a link not seen before", "/t/1/t/2"},
+		{"a pixel's conversion", "/t/px/1?OrderId=px-gone&SaleValue=5&ClickId=0123456789abcdef0123456789abcdef"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logs := &logSink{}
+			e := newTrackingEnv(t, trOptions{logger: slog.New(slog.NewTextHandler(logs, nil))})
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			req := httptest.NewRequestWithContext(ctx, http.MethodGet, tt.path, nil)
+			req.Header.Set("User-Agent", trBrowserUA)
+			func() {
+				defer func() {
+					if p := recover(); p != nil && p != http.ErrAbortHandler {
+						panic(p)
+					}
+				}()
+				e.server.Handler().ServeHTTP(httptest.NewRecorder(), req)
+			}()
+			if got := logs.String(); strings.Contains(got, "internal error") {
+				t.Errorf("a visitor who left was logged as an internal error:\n%s", got)
+			}
+		})
+	}
 }
