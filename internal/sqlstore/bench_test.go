@@ -12,7 +12,7 @@ import (
 
 // benchTransactions returns n transactions of merchant 1 with two items
 // each, one a minute from 2024-01-01.
-func benchTransactions(b *testing.B, n int) []afftrack.TransactionRecord {
+func benchTransactions(b testing.TB, n int) []afftrack.TransactionRecord {
 	tmpl := transactionIn(b, fixture(b), 101)
 	start := dt(b, "2024-01-01")
 	recs := make([]afftrack.TransactionRecord, n)
@@ -67,6 +67,42 @@ func BenchmarkFindTransactions(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "transactions/s")
+		})
+	}
+}
+
+// BenchmarkFindTransactionsOfADay reports the rate of one-day lists of
+// about a hundred transactions, the benchmark's common list.
+func BenchmarkFindTransactionsOfADay(b *testing.B) {
+	const n, perDay = 3000, 100
+	for _, backend := range storetest.Backends(b) {
+		b.Run(backend, func(b *testing.B) {
+			db := storetest.Open(b, backend)
+			mustImport(b, db, fixture(b))
+			recs := benchTransactions(b, n)
+			for i := range recs {
+				recs[i].DateCreated = dt(b, "2024-01-01").Add(time.Duration(i/perDay)*24*time.Hour + time.Duration(i%perDay)*time.Minute)
+				recs[i].DateModified = recs[i].DateCreated
+			}
+			mustImport(b, db, &afftrack.Dataset{Transactions: recs})
+			s := sqlstore.NewTransactionService(db)
+			day := 0
+			b.ResetTimer()
+			for b.Loop() {
+				from := dt(b, "2024-01-01").Add(time.Duration(day%(n/perDay)) * 24 * time.Hour)
+				day++
+				count := 0
+				f := afftrack.TransactionFilter{MerchantID: 1, From: from, To: from}
+				if err := s.FindTransactions(context.Background(), f, func(*afftrack.Transaction) error {
+					count++
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if count != perDay {
+					b.Fatalf("read %d transactions, want %d", count, perDay)
+				}
+			}
 		})
 	}
 }

@@ -27,7 +27,7 @@ func NewTransactionService(db *DB) *TransactionService { return &TransactionServ
 
 // selectTransactions reads transactions with their affiliate's names and
 // their items' cache (items_cache.go), one row per transaction. Callers
-// add WHERE and, for a list, an ORDER BY that ends in t.id.
+// add WHERE and, for a list, an ORDER BY that ends in t.id (listQuery).
 const selectTransactions = `SELECT t.id, t.merchant_id, t.date_created, t.date_modified, t.consumption_date,
 	t.validation_date, t.affiliate_id, a.contact_name, a.business_name, t.traffic_type, t.traffic_source,
 	t.creative_type, t.creative_id, t.creative_name, t.customer_country_code, t.customer_country_name,
@@ -90,16 +90,16 @@ func (s *TransactionService) FindTransactionByID(ctx context.Context, merchantID
 }
 
 // FindTransactions streams the merchant's transactions that match f,
-// ordered by the date property then id, into one reused value handed to
-// fn, so memory holds one transaction whatever the range. Every filter is
-// applied by the database.
+// ordered by the date property then id, a page at a time (listQuery), so
+// memory holds one page whatever the range. Every filter is applied by
+// the database.
 func (s *TransactionService) FindTransactions(ctx context.Context, f afftrack.TransactionFilter,
 	fn func(*afftrack.Transaction) error) error {
-	query, args, err := transactionListQuery(&f, s.db.dialect)
+	q, err := transactionListQuery(&f, s.db.dialect)
 	if err != nil {
 		return err
 	}
-	return s.stream(ctx, merchantView, query, args, fn)
+	return s.stream(ctx, merchantView, q, fn)
 }
 
 // transactionView is one view's row of a transaction: how many columns its
@@ -121,7 +121,8 @@ func (s *TransactionService) findOne(ctx context.Context, v transactionView, que
 	}
 	defer rows.Close()
 	var found *afftrack.Transaction
-	err = scanTransactions(rows, v, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
+	var one afftrack.Transaction
+	err = scanTransactions(rows, v, func() *afftrack.Transaction { return &one }, func(t *afftrack.Transaction) error {
 		found = t
 		return nil
 	})
@@ -134,30 +135,10 @@ func (s *TransactionService) findOne(ctx context.Context, v transactionView, que
 	return found, nil
 }
 
-// stream runs a list query in view v, handing fn each transaction; fn's
-// error is returned as it is.
-func (s *TransactionService) stream(ctx context.Context, v transactionView, query string, args []any,
-	fn func(*afftrack.Transaction) error) error {
-	rows, err := s.db.query(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("find transactions: %w", err)
-	}
-	defer rows.Close()
-	var fnErr error // fn's error, returned as it is
-	err = scanTransactions(rows, v, &afftrack.Transaction{}, func(t *afftrack.Transaction) error {
-		fnErr = fn(t)
-		return fnErr
-	})
-	if err != nil && err != fnErr {
-		return fmt.Errorf("find transactions: %w", err)
-	}
-	return err
-}
-
-// scanTransactions reads the rows of view v into t, calling fn with each
-// transaction. t and its items are reused from one transaction to the
-// next.
-func scanTransactions(rows *sql.Rows, v transactionView, t *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
+// scanTransactions reads the rows of view v, each into the transaction
+// next returns, and calls fn with it. next may return the same value
+// every time, or one of a page; its items' capacity is reused.
+func scanTransactions(rows *sql.Rows, v transactionView, next func() *afftrack.Transaction, fn func(*afftrack.Transaction) error) error {
 	c := columns{vals: make([]any, v.columns)}
 	var cache sql.RawBytes // decoded before the next row, so never copied
 	dest := make([]any, v.columns)
@@ -169,6 +150,7 @@ func scanTransactions(rows *sql.Rows, v transactionView, t *afftrack.Transaction
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
+		t := next()
 		v.fill(&c, t)
 		if err := c.err(); err != nil {
 			return err
@@ -235,11 +217,11 @@ func fillTransaction(c *columns, t *afftrack.Transaction) {
 
 // transactionListQuery builds the list query of f. Only fixed SQL
 // fragments are concatenated; every value is a parameter.
-func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (string, []any, error) {
+func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (listQuery, error) {
 	w := whereBuilder{d: d}
 	col, err := w.start(selectTransactions, "t.merchant_id", f.MerchantID, f.DateProperty, f.From, f.Until())
 	if err != nil {
-		return "", nil, err
+		return listQuery{}, err
 	}
 	w.int("t.affiliate_id", f.AffiliateID)
 	w.text("a.contact_name", f.AffiliateContactName)
@@ -263,8 +245,7 @@ func transactionListQuery(f *afftrack.TransactionFilter, d dialect) (string, []a
 	w.int("t.invoice_id", f.InvoiceID)
 	w.enum("t.void_reason", uint8(f.VoidReason))
 	w.enum("t.amended_reason", uint8(f.AmendedReason))
-	w.b.WriteString(" ORDER BY " + col + ", t.id")
-	return w.b.String(), w.args, nil
+	return w.list(col, f.DateProperty), nil
 }
 
 // whereBuilder adds the conditions of a list's optional filters.
@@ -289,6 +270,7 @@ func (w *whereBuilder) start(selectText, accountColumn string, accountID int64, 
 		return "", afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", p)
 	}
 	w.b.WriteString(selectText)
+	// listQuery.page moves the start, $2, from page to page.
 	w.b.WriteString("WHERE " + accountColumn + " = $1 AND " + col + " >= $2 AND " + col + " < $3")
 	w.args = []any{accountID, toMillis(from), toMillis(until)}
 	return col, nil

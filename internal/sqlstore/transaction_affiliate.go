@@ -81,16 +81,16 @@ func (s *TransactionService) FindAffiliateTransactionByID(ctx context.Context, a
 
 // FindAffiliateTransactions streams the affiliate's transactions that
 // match f in the affiliate view, ordered by the date property then id,
-// into one reused value handed to fn. Every filter is applied by the
+// a page at a time (listQuery), handed to fn. Every filter is applied by the
 // database; the range runs on the index transactions_affiliate_created
 // (or _modified).
 func (s *TransactionService) FindAffiliateTransactions(ctx context.Context, f afftrack.AffiliateTransactionFilter,
 	fn func(*afftrack.Transaction) error) error {
-	query, args, err := affiliateTransactionListQuery(&f, s.db.dialect)
+	q, err := affiliateTransactionListQuery(&f, s.db.dialect)
 	if err != nil {
 		return err
 	}
-	return s.stream(ctx, affiliateView, query, args, fn)
+	return s.stream(ctx, affiliateView, q, fn)
 }
 
 // affiliateView reads the rows of selectAffiliateTransactions.
@@ -150,11 +150,11 @@ var uniqueIDColumns = [4]string{"t.unique_id", "t.unique_id2", "t.unique_id3", "
 // affiliateTransactionListQuery builds the list query of f, its filters
 // in the order of v1-surface.md section 2.1. Only fixed SQL fragments are
 // concatenated; every value is a parameter.
-func affiliateTransactionListQuery(f *afftrack.AffiliateTransactionFilter, d dialect) (string, []any, error) {
+func affiliateTransactionListQuery(f *afftrack.AffiliateTransactionFilter, d dialect) (listQuery, error) {
 	w := whereBuilder{d: d}
 	col, err := w.start(selectAffiliateTransactions, "t.affiliate_id", f.AffiliateID, f.DateProperty, f.From, f.Until())
 	if err != nil {
-		return "", nil, err
+		return listQuery{}, err
 	}
 	w.int("t.merchant_id", f.MerchantID)
 	w.text("m.name", f.MerchantName)
@@ -178,6 +178,5 @@ func affiliateTransactionListQuery(f *afftrack.AffiliateTransactionFilter, d dia
 	w.enum("t.status2", uint8(f.Status2))
 	w.int("t.invoice_id", f.InvoiceID)
 	w.enum("t.void_reason", uint8(f.VoidReason))
-	w.b.WriteString(" ORDER BY " + col + ", t.id")
-	return w.b.String(), w.args, nil
+	return w.list(col, f.DateProperty), nil
 }

@@ -244,15 +244,9 @@ func TestFindAffiliateTransactionsStreams(t *testing.T) {
 		d := loadedWithUniqueIDs(t, db)
 		s := sqlstore.NewTransactionService(db)
 		ctx := context.Background()
-		t.Run("fn sees each transaction once, in order, in one reused value", func(t *testing.T) {
-			var first *afftrack.Transaction
+		t.Run("fn sees each transaction once, in order", func(t *testing.T) {
 			var got []*afftrack.Transaction
 			err := s.FindAffiliateTransactions(ctx, affiliateMarch(t, 2, afftrack.ByDateCreated), func(tr *afftrack.Transaction) error {
-				if first == nil {
-					first = tr
-				} else if tr != first {
-					t.Errorf("transaction %d came in a new value", tr.ID)
-				}
 				c := *tr
 				c.Items = slices.Clone(tr.Items)
 				got = append(got, &c)
