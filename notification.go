@@ -52,6 +52,18 @@ func ValidNotificationURL(template string) error {
 	return nil
 }
 
+// NotificationReceiver returns the receiver of a notification's URL: its
+// host and port as written, in lower case; "" for a URL that names none.
+// A receiver that hangs is paused as a whole, whichever affiliates'
+// notifications go to it.
+func NotificationReceiver(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}
+
 // Notification is one call to an affiliate's NotificationUrl, kept in an
 // outbox written in the same database transaction as the change it tells
 // of, and sent at least once.
@@ -74,9 +86,11 @@ type NotificationClaim struct {
 
 	// PerAffiliate bounds the notifications of one affiliate taken, 0
 	// for no bound; Skip names affiliates none of whose are taken (those
-	// the deliverer is still calling).
-	PerAffiliate int
-	Skip         []int64
+	// the deliverer is still calling), and SkipReceivers receivers
+	// (NotificationReceiver) none of whose are taken (those it paused).
+	PerAffiliate  int
+	Skip          []int64
+	SkipReceivers []string
 }
 
 // NotificationOutbox is the store side of notifications: the deliverer
@@ -102,6 +116,12 @@ type NotificationOutbox interface {
 	// without counting an attempt: it was claimed but not called (its
 	// receiver is paused). why is kept for operators.
 	NotificationDeferred(ctx context.Context, id int64, next time.Time, why string) error
+
+	// GiveUpNotifications gives up to n pending notifications created
+	// before before, recording at and why, and returns how many: those of
+	// a receiver that stays paused are not called, so a failed call cannot
+	// give them up.
+	GiveUpNotifications(ctx context.Context, before, at time.Time, why string, n int) (int64, error)
 
 	// NotificationCounts returns how many notifications are pending,
 	// delivered and given up, for metrics.

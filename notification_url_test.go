@@ -246,3 +246,18 @@ func FuzzExpandNotificationURL(f *testing.F) {
 		}
 	})
 }
+
+func TestNotificationReceiver(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Aff.Example/pb?x=1":     "aff.example",
+		"http://aff.example:8080/pb":     "aff.example:8080",
+		"http://[2001:DB8::1]:8080/pb":   "[2001:db8::1]:8080",
+		"http://u@aff.example/pb":        "aff.example",
+		"not a url at all %zz://":        "",
+		"https://sub.aff.example/pb?o=1": "sub.aff.example",
+	} {
+		if got := NotificationReceiver(in); got != want {
+			t.Errorf("NotificationReceiver(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -199,13 +199,14 @@ func writePixel(w http.ResponseWriter) {
 	_, _ = w.Write(pixelGIF)
 }
 
-// isPixel reports whether r asks for the pixel: its path, in any case, is
-// the tracking path's /px/ and a merchant's id. withoutBody needs to know
-// before the routes are reached.
+// isPixel reports whether r's path is the pixel's route as the router
+// will match it (canonicalPath): the tracking path's /px/ and one segment.
+// withoutBody needs to know before the routes are reached.
 func (s *Server) isPixel(r *http.Request) bool {
-	p := strings.ToLower(r.URL.Path)
+	p, ok := canonicalPath(stateOf(r).path)
 	prefix := strings.ToLower(s.trackingPath) + "/px/"
-	return s.svc.Conversions != nil && strings.HasPrefix(p, prefix) && !strings.Contains(p[len(prefix):], "/")
+	return ok && s.svc.Conversions != nil && strings.HasPrefix(p, prefix) && len(p) > len(prefix) &&
+		!strings.Contains(p[len(prefix):], "/")
 }
 
 // pixelRefused counts and logs a pixel refused before its conversion

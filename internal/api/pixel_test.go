@@ -133,7 +133,7 @@ func TestPixel(t *testing.T) {
 		}
 	})
 	t.Run("a GET with a body is answered the GIF and records nothing", func(t *testing.T) {
-		for _, path := range []string{"/t/px/1", "/T/PX/1"} {
+		for _, path := range []string{"/t/px/1", "/T/PX/1", "/t/px/1/", "/t/px/1%2F"} {
 			r := e.do(http.MethodGet, path+"?ClickId="+id+"&OrderId=px-body&SaleValue=5", strings.NewReader("x=1"),
 				"User-Agent", trBrowserUA)
 			checkPixel(t, r)
@@ -143,6 +143,14 @@ func TestPixel(t *testing.T) {
 		}
 		if n := e.transactionCount("px-body"); n != 0 {
 			t.Errorf("a GET with a body made %d transactions, want none", n)
+		}
+	})
+	t.Run("a GET with a body to a path the pixel's route does not take is the API's 400", func(t *testing.T) {
+		for _, path := range []string{"/t/px/", "/t/px/..", "/t%2Fpx/1", "/t/px/1/2"} {
+			r := e.do(http.MethodGet, path, strings.NewReader("x=1"), "User-Agent", trBrowserUA)
+			if r.StatusCode != http.StatusBadRequest || r.Header.Get("Content-Type") == "image/gif" {
+				t.Errorf("%s: %d %s, want the API's 400", path, r.StatusCode, r.Header.Get("Content-Type"))
+			}
 		}
 	})
 	t.Run("HEAD answers the GIF's headers and records nothing", func(t *testing.T) {

@@ -14,15 +14,11 @@ import (
 // handlers read wildcard values with pathValue, as the client wrote them.
 func (s *Server) withCanonicalPath(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := stateOf(r).path
-		if len(p) > 1 {
-			p = strings.TrimSuffix(p, "/")
-		}
-		if !strings.HasPrefix(p, "/") || !isClean(p) {
+		canonical, ok := canonicalPath(stateOf(r).path)
+		if !ok {
 			s.notFound(w, r)
 			return
 		}
-		canonical := strings.ToLower(p)
 		unescaped, err := url.PathUnescape(canonical)
 		if err != nil {
 			s.notFound(w, r)
@@ -34,6 +30,19 @@ func (s *Server) withCanonicalPath(next http.Handler) http.Handler {
 		r2.URL = &u
 		next.ServeHTTP(w, &r2)
 	})
+}
+
+// canonicalPath returns the escaped path p as the routes are matched: one
+// trailing slash trimmed, in lower case; or false for a path no route
+// takes (not clean, or not absolute).
+func canonicalPath(p string) (string, bool) {
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	if !strings.HasPrefix(p, "/") || !isClean(p) {
+		return "", false
+	}
+	return strings.ToLower(p), true
 }
 
 // isClean reports whether path.Clean(p) == p for a p that starts with a

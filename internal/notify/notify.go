@@ -194,7 +194,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	failing := 0                   // polls failed in a row
-	var reported, pruned time.Time // when that was last logged; when the outbox was last pruned
+	var reported, pruned, swept time.Time // when that was last logged; when the outbox was last pruned, swept
 	pruning := false               // a pruning found more than a batch and goes on
 	for {
 		select {
@@ -209,6 +209,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		}
 		claimed, err := d.poll(ctx, calls, want)
 		err = errors.Join(err, calls.takeErrs())
+		if now := d.o.Now(); err == nil && now.Sub(swept) >= d.o.sweepInterval() {
+			d.giveUpExpired(ctx)
+			swept = now
+		}
 		if now := d.o.Now(); err == nil && (pruning || now.Sub(pruned) >= pruneInterval) {
 			// One batch a poll, between deliveries, until a batch
 			// comes back short: a backlog (the first run after an
@@ -241,6 +245,38 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 }
 
+// giveUpExpired gives up, a batch at a time, the pending notifications
+// past the retry window, whether or not a call of theirs failed: a paused
+// receiver's are not called, and would otherwise wait for its pauses to
+// be given up a couple a round. A failure is logged; the next sweep tries
+// again.
+func (d *Deliverer) giveUpExpired(ctx context.Context) {
+	for {
+		now := d.now()
+		given, err := d.outbox.GiveUpNotifications(ctx, now.Add(-d.o.RetryWindow), now,
+			"given up: not delivered within the retry window", pruneBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.o.Logger.Error("notification give-up", "err", err)
+			}
+			return
+		}
+		for range given {
+			d.o.Observe(OutcomeGivenUp)
+		}
+		if given > 0 {
+			d.o.Logger.Warn("notifications given up", "count", given, "why", "not delivered within the retry window")
+		}
+		if given < pruneBatch {
+			return
+		}
+	}
+}
+
+// sweepInterval is how often Run gives up the notifications past the
+// retry window: a tenth of it, at most a minute.
+func (o Options) sweepInterval() time.Duration { return min(time.Minute, o.RetryWindow/10) }
+
 // pruneInterval is how often Run removes finished notifications past
 // Options.Keep, and pruneBatch how many it removes a poll.
 const (
@@ -252,7 +288,8 @@ const (
 // Options.Keep and reports whether there may be more. A failure is logged
 // and left to the next hour.
 func (d *Deliverer) pruneBatch(ctx context.Context) bool {
-	n, err := d.outbox.PruneNotifications(ctx, d.now().Add(-d.o.Keep), pruneBatch)
+	now := d.now()
+	n, err := d.outbox.PruneNotifications(ctx, now.Add(-d.o.Keep), pruneBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.o.Logger.Error("notification pruning", "err", err)
@@ -277,7 +314,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed int, err error) {
 	claimedAt := d.now()
 	ns, err := d.outbox.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: claimedAt, Lease: d.o.Lease, Max: max,
-		PerAffiliate: d.o.perAffiliate(), Skip: calls.busy()})
+		PerAffiliate: d.o.perAffiliate(), Skip: calls.busy(), SkipReceivers: d.paused.active(d.o.Now())})
 	if err != nil {
 		return 0, fmt.Errorf("claim notifications: %w", err)
 	}
@@ -286,7 +323,7 @@ func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed in
 	// notification is claimed again when the lease ends.
 	latest := claimedAt.Add(d.o.Lease - d.o.Timeout - recordTimeout)
 	for _, n := range ns {
-		if until, paused := d.paused.pausedUntil(receiverOf(n.URL), d.o.Now(), backoffCap); paused {
+		if until, paused := d.paused.pausedUntil(afftrack.NotificationReceiver(n.URL), d.o.Now(), backoffCap); paused {
 			err = errors.Join(err, d.putOff(ctx, n, until))
 			continue
 		}
@@ -433,7 +470,7 @@ func (d *Deliverer) deliver(ctx context.Context, n afftrack.Notification) error 
 	if why != "" && ctx.Err() != nil {
 		return nil
 	}
-	switch host := receiverOf(n.URL); {
+	switch host := afftrack.NotificationReceiver(n.URL); {
 	case why == "":
 		d.paused.delivered(host)
 	case d.o.Now().Sub(began) >= d.o.Timeout/2:

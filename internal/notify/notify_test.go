@@ -71,11 +71,15 @@ func (f *fakeOutbox) ClaimNotifications(_ context.Context, c afftrack.Notificati
 	taken := map[int64]int{}
 	due := make([]*fakeRow, 0, len(f.rows))
 	for _, r := range f.rows {
-		if !r.delivered && !r.givenUp && !r.next.After(c.Now) && !slices.Contains(c.Skip, r.n.AffiliateID) {
+		if !r.delivered && !r.givenUp && !r.next.After(c.Now) && !slices.Contains(c.Skip, r.n.AffiliateID) &&
+			!slices.Contains(c.SkipReceivers, afftrack.NotificationReceiver(r.n.URL)) {
 			due = append(due, r)
 		}
 	}
 	slices.SortStableFunc(due, func(a, b *fakeRow) int { return a.next.Compare(b.next) })
+	// The store looks at 8 candidates for each notification it may take,
+	// the longest due first.
+	due = due[:min(len(due), 8*c.Max)]
 	for _, r := range due {
 		if len(out) == c.Max {
 			break
@@ -117,6 +121,19 @@ func (f *fakeOutbox) NotificationDeferred(_ context.Context, id int64, next time
 	r := f.rows[id-1]
 	r.next, r.why = next, why
 	return nil
+}
+
+func (f *fakeOutbox) GiveUpNotifications(_ context.Context, before, at time.Time, why string, n int) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var given int64
+	for _, r := range f.rows {
+		if int(given) < n && !r.delivered && !r.givenUp && r.n.Created.Before(before) {
+			r.givenUp, r.finished, r.why = true, at, why
+			given++
+		}
+	}
+	return given, nil
 }
 
 func (f *fakeOutbox) NotificationCounts(context.Context) (pending, delivered, givenUp int64, err error) {

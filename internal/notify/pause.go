@@ -1,18 +1,23 @@
 package notify
 
 import (
-	"net/url"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 )
+
+// maxPaused bounds how many paused receivers a claim leaves out, and so
+// the claim's parameters: past it those whose pauses end soonest are not
+// left out, and their notifications are claimed and put off.
+const maxPaused = 1000
 
 // pauses keeps the receivers (hosts, with their ports) that held a call
 // slot until the call failed slowly: a timeout, or an answer a byte at a
 // time. A paused receiver is not called until its pause ends, which
 // doubles with each round of slow failures, as one notification's
-// retries do; its notifications claimed meanwhile are put off to the
-// pause's end without a call. Without pauses, every notification of a
+// retries do. Claims leave its notifications out meanwhile (by their
+// receiver column); those claimed anyway (written before that column)
+// are put off to the pause's end without a call. Without pauses, every notification of a
 // receiver that hangs holds a slot for a whole timeout (and a keyless
 // pixel lets anyone make many), and the notifications of receivers that
 // answer wait behind all of them.
@@ -40,16 +45,6 @@ type pause struct {
 }
 
 func newPauses() *pauses { return &pauses{by: map[string]pause{}} }
-
-// receiverOf returns the receiver of a notification's URL: its host and
-// port, in lower case; "" for a URL that names none.
-func receiverOf(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Host)
-}
 
 // slow records a slow failure of a call to host at now. The calls of one
 // round fail together (up to two of an affiliate's at once, and several
@@ -91,6 +86,32 @@ func (p *pauses) pausedUntil(host string, now time.Time, forget time.Duration) (
 		delete(p.by, host)
 	}
 	return time.Time{}, false
+}
+
+// active returns the receivers paused at now, the latest-ending first, at
+// most maxPaused of them.
+func (p *pauses) active(now time.Time) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	type paused struct {
+		host  string
+		until time.Time
+	}
+	var out []paused
+	for h, e := range p.by {
+		if e.until.After(now) {
+			out = append(out, paused{h, e.until})
+		}
+	}
+	if len(out) > maxPaused {
+		slices.SortFunc(out, func(x, y paused) int { return y.until.Compare(x.until) })
+		out = out[:maxPaused]
+	}
+	hosts := make([]string, len(out))
+	for i, e := range out {
+		hosts[i] = e.host
+	}
+	return hosts
 }
 
 // prune forgets the receivers whose pause ended more than forget ago:

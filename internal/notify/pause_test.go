@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -54,6 +56,17 @@ func TestPauses(t *testing.T) {
 			}
 		})
 	}
+	t.Run("no more than maxPaused are left out of a claim, the latest-ending first", func(t *testing.T) {
+		p := newPauses()
+		for i := range maxPaused + 2 {
+			p.slow(fmt.Sprintf("h%04d.example", i), t0.Add(time.Duration(i)*time.Millisecond), wait)
+		}
+		got := p.active(t0.Add(time.Second))
+		slices.Sort(got)
+		if len(got) != maxPaused || got[0] != "h0002.example" {
+			t.Errorf("%d paused from %s, want %d from h0002.example", len(got), got[0], maxPaused)
+		}
+	})
 	t.Run("a receiver long out of its pause is forgotten", func(t *testing.T) {
 		p := newPauses()
 		p.slow(a, t0, wait)
@@ -66,20 +79,4 @@ func TestPauses(t *testing.T) {
 			t.Errorf("%s, paused, was forgotten", b)
 		}
 	})
-}
-
-func TestReceiverOf(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://Aff.Example/pb?x=1":     "aff.example",
-		"http://aff.example:8080/pb":     "aff.example:8080",
-		"http://[2001:DB8::1]:8080/pb":   "[2001:db8::1]:8080",
-		"http://u@aff.example/pb":        "aff.example",
-		"not a url at all %zz://":        "",
-		"https://aff.example./pb?o=1#x":  "aff.example.",
-		"https://sub.aff.example/pb?o=1": "sub.aff.example",
-	} {
-		if got := receiverOf(in); got != want {
-			t.Errorf("receiverOf(%q) = %q, want %q", in, got, want)
-		}
-	}
 }

@@ -318,3 +318,39 @@ func TestNotificationsOfAPausedReceiverAreGivenUpAfterTheRetryWindow(t *testing.
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// TestAPausedReceiversBacklogIsLeftOutOfClaims: a paused receiver's
+// backlog, older than another affiliate's notification and longer than a
+// claim looks at, is left out of the claims rather than claimed and put
+// off a few at a time, so the other notification goes out at once.
+func TestAPausedReceiversBacklogIsLeftOutOfClaims(t *testing.T) {
+	stuck := newReceiver(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	fine := newReceiver(t, nil)
+	outbox := &fakeOutbox{}
+	now := time.Now().UTC()
+	for range 200 {
+		id := outbox.add(stuck.URL, now.Add(-time.Minute))
+		outbox.rows[id-1].n.AffiliateID = 4
+	}
+	const timeout, interval = 200 * time.Millisecond, 200 * time.Millisecond
+	d := New(outbox, Options{AllowPrivate: true, Interval: interval, Timeout: timeout, FirstRetry: time.Minute})
+	stop := startRun(t, d)
+	time.Sleep(2 * timeout) // the first calls fail slowly: the receiver is paused
+	other := outbox.add(fine.URL, time.Now().UTC())
+	outbox.mu.Lock()
+	outbox.rows[other-1].n.AffiliateID = 1
+	outbox.mu.Unlock()
+	start := time.Now()
+	for !outbox.row(other).delivered && time.Since(start) < 10*time.Second {
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	if err := stop(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	// Put off two a poll, the backlog would hold it up for 99 polls.
+	if !outbox.row(other).delivered || took > 3*interval {
+		t.Errorf("the other affiliate's notification delivered %v after %v, want within %v",
+			outbox.row(other).delivered, took.Round(time.Millisecond), 3*interval)
+	}
+}

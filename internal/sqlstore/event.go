@@ -133,12 +133,13 @@ func insertNotifications(ctx context.Context, q queryer, d dialect, ns []notific
 	if len(ns) == 0 {
 		return nil
 	}
-	args := make([]any, 0, len(ns)*8)
+	args := make([]any, 0, len(ns)*9)
 	for _, n := range ns {
-		args = append(args, n.affiliateID, n.transactionID, n.url, toMillis(n.at), int64(0), toMillis(n.at), int64(0), "")
+		args = append(args, n.affiliateID, n.transactionID, n.url, toMillis(n.at), int64(0), toMillis(n.at), int64(0), "",
+			afftrack.NotificationReceiver(n.url))
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO notifications (affiliate_id, transaction_id, url, created, state,
-			next_attempt, attempts, last_error) VALUES `+d.placeholders(len(ns), 8), args...); err != nil {
+			next_attempt, attempts, last_error, receiver) VALUES `+d.placeholders(len(ns), 9), args...); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	return nil

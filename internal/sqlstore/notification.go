@@ -44,6 +44,12 @@ func (s *NotificationService) ClaimNotifications(ctx context.Context, c afftrack
 		skip = " AND affiliate_id NOT IN " + placeholdersFrom(len(args)+1, len(c.Skip))
 		args = append(args, idList(c.Skip)...)
 	}
+	if len(c.SkipReceivers) > 0 {
+		skip += " AND receiver NOT IN " + placeholdersFrom(len(args)+1, len(c.SkipReceivers))
+		for _, r := range c.SkipReceivers {
+			args = append(args, r)
+		}
+	}
 	// The rows are picked in CTEs, evaluated once: PostgreSQL would run
 	// an IN (subquery ... SKIP LOCKED) again for every row it updates,
 	// skipping the rows it had just claimed, and so claim every due row.
@@ -119,6 +125,32 @@ func (s *NotificationService) NotificationDeferred(ctx context.Context, id int64
 		return fmt.Errorf("notification %d deferred: %w", id, err)
 	}
 	return nil
+}
+
+// GiveUpNotifications gives up a batch of pending notifications created
+// before before.
+func (s *NotificationService) GiveUpNotifications(ctx context.Context, before, at time.Time, why string, n int) (int64, error) {
+	tx, release, err := s.db.beginWrite(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("give up notifications: %w", err)
+	}
+	defer release()
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, `UPDATE notifications SET state = $1, finished = $2, last_error = $3
+	WHERE id IN (SELECT id FROM notifications WHERE state = $4 AND created < $5 LIMIT $6)`,
+		notificationGivenUp, toMillis(at), afftrack.CleanText(afftrack.CutUTF8(why, 1024)), notificationPending,
+		toMillis(before), n)
+	if err != nil {
+		return 0, fmt.Errorf("give up notifications: %w", err)
+	}
+	given, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("give up notifications: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("give up notifications: %w", err)
+	}
+	return given, nil
 }
 
 // NotificationCounts counts the notifications by state.

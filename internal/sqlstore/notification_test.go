@@ -155,6 +155,27 @@ func TestNotificationOutbox(t *testing.T) {
 				t.Errorf("claimed (-want +got):\n%s", diff)
 			}
 		})
+		t.Run("each notification is written with its receiver", func(t *testing.T) {
+			for _, w := range want {
+				var receiver string
+				if err := db.SQL().QueryRow(`SELECT receiver FROM notifications WHERE id = $1`, w.ID).Scan(&receiver); err != nil {
+					t.Fatal(err)
+				}
+				if r := afftrack.NotificationReceiver(w.URL); receiver != r || r == "" {
+					t.Errorf("notification %d: receiver %q, want %q", w.ID, receiver, r)
+				}
+			}
+		})
+		t.Run("a claim leaves out the receivers it is told to skip", func(t *testing.T) {
+			got, err := out.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: now, Max: 10, Lease: lease,
+				SkipReceivers: []string{"elsewhere.example", afftrack.NotificationReceiver(want[0].URL)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 0 {
+				t.Errorf("claimed %d notifications of a skipped receiver, want none", len(got))
+			}
+		})
 		t.Run("a claim returns the due notifications up to its size, oldest first", func(t *testing.T) {
 			if diff := cmp.Diff(want[:2], claim(t, now, 2)); diff != "" {
 				t.Errorf("claimed (-want +got):\n%s", diff)
@@ -340,5 +361,44 @@ func TestNotificationClaimsShareOutAffiliates(t *testing.T) {
 				t.Errorf("claimed (-want +got):\n%s", diff)
 			}
 		})
+	})
+}
+
+func TestGiveUpNotifications(t *testing.T) {
+	ctx := context.Background()
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		now := dt(t, trackingNow)
+		for i, created := range []time.Time{now.Add(-25 * time.Hour), now.Add(-25 * time.Hour), now.Add(-23 * time.Hour)} {
+			if _, err := db.SQL().Exec(`INSERT INTO notifications (id, affiliate_id, transaction_id, url, created, state,
+				next_attempt, attempts, last_error) VALUES ($1, 1, $2, 'https://hooks.example/', $3, 0, $3, 0, '')`,
+				i+1, 1000+i, created.UnixMilli()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := sqlstore.NewNotificationService(db)
+		for _, step := range []struct {
+			name string
+			n    int
+			want int64
+		}{
+			{"a batch gives up no more than its size", 1, 1},
+			{"the next gives up the rest past the window", 10, 1},
+			{"none is left past it", 10, 0},
+		} {
+			given, err := out.GiveUpNotifications(ctx, now.Add(-24*time.Hour), now, "expired", step.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if given != step.want {
+				t.Errorf("%s: gave up %d, want %d", step.name, given, step.want)
+			}
+		}
+		p, _, g, err := out.NotificationCounts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p != 1 || g != 2 {
+			t.Errorf("pending %d, given up %d; want the one inside the window pending and two given up", p, g)
+		}
 	})
 }
