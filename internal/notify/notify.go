@@ -193,9 +193,9 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	defer calls.wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	failing := 0                   // polls failed in a row
+	failing := 0                          // polls failed in a row
 	var reported, pruned, swept time.Time // when that was last logged; when the outbox was last pruned, swept
-	pruning := false               // a pruning found more than a batch and goes on
+	pruning := false                      // a pruning found more than a batch and goes on
 	for {
 		select {
 		case <-ctx.Done():
