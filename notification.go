@@ -118,7 +118,8 @@ type NotificationOutbox interface {
 	NotificationDeferred(ctx context.Context, id int64, next time.Time, why string) error
 
 	// GiveUpNotifications gives up to n pending notifications created
-	// before before, recording at and why, and returns how many: those of
+	// before before whose next attempt has come by at (none under a
+	// claim), recording at and why, and returns how many: those of
 	// a receiver that stays paused are not called, so a failed call cannot
 	// give them up.
 	GiveUpNotifications(ctx context.Context, before, at time.Time, why string, n int) (int64, error)

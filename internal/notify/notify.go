@@ -195,7 +195,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	defer timer.Stop()
 	failing := 0                          // polls failed in a row
 	var reported, pruned, swept time.Time // when that was last logged; when the outbox was last pruned, swept
-	pruning := false                      // a pruning found more than a batch and goes on
+	pruning, sweeping := false, false     // a pruning, a sweep, found more than a batch and goes on
 	for {
 		select {
 		case <-ctx.Done():
@@ -209,9 +209,13 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		}
 		claimed, err := d.poll(ctx, calls, want)
 		err = errors.Join(err, calls.takeErrs())
-		if now := d.o.Now(); err == nil && now.Sub(swept) >= d.o.sweepInterval() {
-			d.giveUpExpired(ctx)
-			swept = now
+		if now := d.o.Now(); err == nil && (sweeping || now.Sub(swept) >= d.o.sweepInterval()) {
+			// One batch a poll, as pruning, so a large sweep (the
+			// first after an upgrade) does not hold up the calls.
+			sweeping = d.giveUpBatch(ctx)
+			if !sweeping {
+				swept = now
+			}
 		}
 		if now := d.o.Now(); err == nil && (pruning || now.Sub(pruned) >= pruneInterval) {
 			// One batch a poll, between deliveries, until a batch
@@ -238,39 +242,35 @@ func (d *Deliverer) Run(ctx context.Context) error {
 			failing = 0
 		}
 		wait := d.o.Interval
-		if claimed == want && err == nil {
+		if (claimed == want || sweeping) && err == nil {
 			wait = 0 // there may be more due
 		}
 		timer.Reset(wait)
 	}
 }
 
-// giveUpExpired gives up, a batch at a time, the pending notifications
-// past the retry window, whether or not a call of theirs failed: a paused
-// receiver's are not called, and would otherwise wait for its pauses to
-// be given up a couple a round. A failure is logged; the next sweep tries
-// again.
-func (d *Deliverer) giveUpExpired(ctx context.Context) {
-	for {
-		now := d.now()
-		given, err := d.outbox.GiveUpNotifications(ctx, now.Add(-d.o.RetryWindow), now,
-			"given up: not delivered within the retry window", pruneBatch)
-		if err != nil {
-			if ctx.Err() == nil {
-				d.o.Logger.Error("notification give-up", "err", err)
-			}
-			return
+// giveUpBatch gives up a batch of the pending notifications past the
+// retry window and not under a claim, whether or not a call of theirs
+// failed: a paused receiver's are not called, and would otherwise wait
+// for its pauses to be given up a couple a round. It reports whether
+// there may be more; a failure is logged and left to the next sweep.
+func (d *Deliverer) giveUpBatch(ctx context.Context) bool {
+	now := d.now()
+	given, err := d.outbox.GiveUpNotifications(ctx, now.Add(-d.o.RetryWindow), now,
+		"given up: not delivered within the retry window", pruneBatch)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.o.Logger.Error("notification give-up", "err", err)
 		}
-		for range given {
-			d.o.Observe(OutcomeGivenUp)
-		}
-		if given > 0 {
-			d.o.Logger.Warn("notifications given up", "count", given, "why", "not delivered within the retry window")
-		}
-		if given < pruneBatch {
-			return
-		}
+		return false
 	}
+	for range given {
+		d.o.Observe(OutcomeGivenUp)
+	}
+	if given > 0 {
+		d.o.Logger.Warn("notifications given up", "count", given, "why", "not delivered within the retry window")
+	}
+	return given == pruneBatch
 }
 
 // sweepInterval is how often Run gives up the notifications past the

@@ -128,7 +128,7 @@ func (f *fakeOutbox) GiveUpNotifications(_ context.Context, before, at time.Time
 	defer f.mu.Unlock()
 	var given int64
 	for _, r := range f.rows {
-		if int(given) < n && !r.delivered && !r.givenUp && r.n.Created.Before(before) {
+		if int(given) < n && !r.delivered && !r.givenUp && r.n.Created.Before(before) && !r.next.After(at) {
 			r.givenUp, r.finished, r.why = true, at, why
 			given++
 		}

@@ -128,7 +128,8 @@ func (s *NotificationService) NotificationDeferred(ctx context.Context, id int64
 }
 
 // GiveUpNotifications gives up a batch of pending notifications created
-// before before.
+// before before and not under a claim (their next attempt has come): a
+// call under way is left to record its own outcome.
 func (s *NotificationService) GiveUpNotifications(ctx context.Context, before, at time.Time, why string, n int) (int64, error) {
 	tx, release, err := s.db.beginWrite(ctx)
 	if err != nil {
@@ -137,7 +138,7 @@ func (s *NotificationService) GiveUpNotifications(ctx context.Context, before, a
 	defer release()
 	defer rollback(tx)
 	res, err := tx.ExecContext(ctx, `UPDATE notifications SET state = $1, finished = $2, last_error = $3
-	WHERE id IN (SELECT id FROM notifications WHERE state = $4 AND created < $5 LIMIT $6)`,
+	WHERE id IN (SELECT id FROM notifications WHERE state = $4 AND created < $5 AND next_attempt <= $2 LIMIT $6)`,
 		notificationGivenUp, toMillis(at), afftrack.CleanText(afftrack.CutUTF8(why, 1024)), notificationPending,
 		toMillis(before), n)
 	if err != nil {

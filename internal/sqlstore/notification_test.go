@@ -368,10 +368,14 @@ func TestGiveUpNotifications(t *testing.T) {
 	ctx := context.Background()
 	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		now := dt(t, trackingNow)
-		for i, created := range []time.Time{now.Add(-25 * time.Hour), now.Add(-25 * time.Hour), now.Add(-23 * time.Hour)} {
+		// Two past the window, one inside it, one past it but claimed (its
+		// next attempt, the lease's end, to come).
+		for i, row := range [][2]time.Time{{now.Add(-25 * time.Hour), now.Add(-time.Hour)},
+			{now.Add(-25 * time.Hour), now.Add(-time.Hour)}, {now.Add(-23 * time.Hour), now.Add(-time.Hour)},
+			{now.Add(-25 * time.Hour), now.Add(time.Minute)}} {
 			if _, err := db.SQL().Exec(`INSERT INTO notifications (id, affiliate_id, transaction_id, url, created, state,
-				next_attempt, attempts, last_error) VALUES ($1, 1, $2, 'https://hooks.example/', $3, 0, $3, 0, '')`,
-				i+1, 1000+i, created.UnixMilli()); err != nil {
+				next_attempt, attempts, last_error) VALUES ($1, 1, $2, 'https://hooks.example/', $3, 0, $4, 0, '')`,
+				i+1, 1000+i, row[0].UnixMilli(), row[1].UnixMilli()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -397,8 +401,8 @@ func TestGiveUpNotifications(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p != 1 || g != 2 {
-			t.Errorf("pending %d, given up %d; want the one inside the window pending and two given up", p, g)
+		if p != 2 || g != 2 {
+			t.Errorf("pending %d, given up %d; want the one inside the window and the claimed one pending, two given up", p, g)
 		}
 	})
 }
