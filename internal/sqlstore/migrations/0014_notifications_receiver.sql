@@ -5,3 +5,8 @@
 -- go on. Notifications written before keep an empty receiver: a claim
 -- takes them, and the deliverer puts off those of a paused receiver.
 ALTER TABLE notifications ADD COLUMN receiver TEXT NOT NULL DEFAULT '';
+
+-- The sweep that gives up pending notifications past the retry window,
+-- every minute, finds them by their age rather than walking every
+-- pending one.
+CREATE INDEX notifications_pending_created ON notifications (state, created);
