@@ -218,7 +218,16 @@ func (s *Server) pixelRefused(r *http.Request, merchantID int64, err error) {
 
 // pixelOutcome logs what became of a pixel's conversion.
 func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string, err error) {
-	args := []any{"request_id", stateOf(r).id, "merchant", merchantID, "outcome", outcome}
+	st := stateOf(r)
+	args := []any{"request_id", st.id, "merchant", merchantID, "outcome", outcome}
+	if err != nil && r.Context().Err() != nil && afftrack.ErrorCode(err) == afftrack.EINTERNAL {
+		// The visitor left while the conversion waited: logged and
+		// counted as a client gone (499), with the cause, not as an
+		// internal error.
+		st.gone = true
+		s.logger.InfoContext(r.Context(), "client went away", "request_id", st.id, "error", err)
+		args = append(args, "error", err.Error())
+	}
 	if err != nil {
 		args = append(args, "reason", afftrack.ErrorMessage(err))
 		if afftrack.ErrorCode(err) == afftrack.EINTERNAL && r.Context().Err() == nil {

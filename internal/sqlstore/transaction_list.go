@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,6 +21,14 @@ import (
 // minute under clicks. A page bounds how long a list holds a snapshot to
 // the database's time to read it. 1,000 rows are about a megabyte.
 const listPage = 1000
+
+// maxPageItems ends a page early once its transactions hold this many
+// items: a page of carts of 500 items each would otherwise hold half a
+// million items in memory, and the pool would keep them.
+const maxPageItems = 5000
+
+// errPageFull stops a page's read at maxPageItems.
+var errPageFull = errors.New("page full")
 
 // listQuery is a list's query, without its order: the SELECT and WHERE of
 // its filters, their arguments, and the date column it is ordered by
@@ -46,7 +55,10 @@ func (q listQuery) page(after *[2]int64) (string, []any) {
 	if after != nil {
 		args = append(slices.Clone(args), after[1])
 		args[1] = after[0]
-		text += " AND (" + q.order + " > $2 OR t.id > $" + strconv.Itoa(len(args)) + ")"
+		// A row value, which both engines seek to in the index: an OR
+		// would read again every row of the date already read, for each
+		// page, and a payout run dates thousands of rows alike.
+		text += " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")"
 	}
 	return text + " ORDER BY " + q.order + ", t.id LIMIT " + strconv.Itoa(listPage), args
 }
@@ -67,11 +79,17 @@ func (q listQuery) date(t *afftrack.Transaction) int64 {
 func (s *TransactionService) stream(ctx context.Context, v transactionView, q listQuery,
 	fn func(*afftrack.Transaction) error) error {
 	p := pages.Get().(*[]afftrack.Transaction)
-	defer pages.Put(p)
+	heavy := false
+	defer func() {
+		if !heavy {
+			pages.Put(p)
+		}
+	}()
 	var after *[2]int64
 	for {
-		page, err := s.readPage(ctx, v, q, after, (*p)[:0])
+		page, full, err := s.readPage(ctx, v, q, after, (*p)[:0])
 		*p = page
+		heavy = heavy || full
 		if err != nil {
 			return fmt.Errorf("find transactions: %w", err)
 		}
@@ -80,7 +98,7 @@ func (s *TransactionService) stream(ctx context.Context, v transactionView, q li
 				return err
 			}
 		}
-		if len(page) < listPage {
+		if len(page) < listPage && !full {
 			return nil
 		}
 		last := &page[len(page)-1]
@@ -89,17 +107,18 @@ func (s *TransactionService) stream(ctx context.Context, v transactionView, q li
 }
 
 // pages keeps the pages of lists, each reused with its transactions'
-// items: a list then allocates little beyond the text of its rows.
+// items: a list then allocates little beyond the text of its rows. A page
+// that held maxPageItems is not kept.
 var pages = sync.Pool{New: func() any { return new([]afftrack.Transaction) }}
 
 // readPage reads the page of q after after into page, whole, and ends its
-// statement.
+// statement; full reports a page ended early at maxPageItems.
 func (s *TransactionService) readPage(ctx context.Context, v transactionView, q listQuery, after *[2]int64,
-	page []afftrack.Transaction) ([]afftrack.Transaction, error) {
+	page []afftrack.Transaction) (_ []afftrack.Transaction, full bool, _ error) {
 	text, args := q.page(after)
 	rows, err := s.db.query(ctx, text, args...)
 	if err != nil {
-		return page, err
+		return page, false, err
 	}
 	defer rows.Close()
 	next := func() *afftrack.Transaction {
@@ -110,6 +129,15 @@ func (s *TransactionService) readPage(ctx context.Context, v transactionView, q 
 		}
 		return &page[len(page)-1]
 	}
-	err = scanTransactions(rows, v, next, func(*afftrack.Transaction) error { return nil })
-	return page, err
+	items := 0
+	err = scanTransactions(rows, v, next, func(t *afftrack.Transaction) error {
+		if items += len(t.Items); items >= maxPageItems {
+			return errPageFull
+		}
+		return nil
+	})
+	if err == errPageFull {
+		return page, true, nil
+	}
+	return page, false, err
 }

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -109,4 +110,46 @@ func TestAListHoldsNoSnapshotWhileItsRowsAreHandedOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAListOfLargeCartsComesWhole: pages end early at a bound of items,
+// so memory stays bounded for carts of hundreds of items, and the list
+// still comes whole, in order.
+func TestAListOfLargeCartsComesWhole(t *testing.T) {
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		mustImport(t, db, fixture(t))
+		recs := pagedTransactions(t, 30)
+		for i := range recs {
+			tr := &recs[i].Transaction
+			items := make([]afftrack.TransactionItem, 400)
+			for j := range items {
+				items[j] = tr.Items[0]
+				items[j].Sku = fmt.Sprintf("sku-%d-%d", tr.ID, j)
+			}
+			tr.Items = items
+		}
+		mustImport(t, db, &afftrack.Dataset{Transactions: recs})
+		s := sqlstore.NewTransactionService(db)
+		var got []int64
+		f := afftrack.TransactionFilter{MerchantID: 1, From: dt(t, "2024-01-01"), To: dt(t, "2024-01-31")}
+		if err := s.FindTransactions(context.Background(), f, func(tr *afftrack.Transaction) error {
+			if len(tr.Items) != 400 || tr.Items[399].Sku != fmt.Sprintf("sku-%d-399", tr.ID) {
+				t.Errorf("transaction %d came with %d items, not its own 400", tr.ID, len(tr.Items))
+			}
+			got = append(got, tr.ID)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 30 {
+			t.Errorf("%d transactions, want 30", len(got))
+		}
+		seen := map[int64]bool{}
+		for _, id := range got {
+			if seen[id] {
+				t.Errorf("transaction %d came twice", id)
+			}
+			seen[id] = true
+		}
+	})
 }
