@@ -218,24 +218,20 @@ func (s *Server) pixelRefused(r *http.Request, merchantID int64, err error) {
 
 // pixelOutcome logs what became of a pixel's conversion.
 func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string, err error) {
-	st := stateOf(r)
-	args := []any{"request_id", st.id, "merchant", merchantID, "outcome", outcome}
-	if err != nil && r.Context().Err() != nil && afftrack.ErrorCode(err) == afftrack.EINTERNAL {
-		// The visitor left while the conversion waited: logged and
-		// counted as a client gone (499), with the cause, not as an
-		// internal error.
-		st.gone = true
-		s.logger.InfoContext(r.Context(), "client went away", "request_id", st.id, "error", err)
-		args = append(args, "error", err.Error())
-	}
+	args := []any{"request_id", stateOf(r).id, "merchant", merchantID, "outcome", outcome}
 	if err != nil {
-		args = append(args, "reason", afftrack.ErrorMessage(err))
-		if afftrack.ErrorCode(err) == afftrack.EINTERNAL && r.Context().Err() == nil {
-			// The pixel answers its GIF whatever happened, so the cause
-			// is logged here as writeError would log it (a visitor who
-			// left meanwhile is no fault of the service's).
-			s.logInternal(r, fmt.Errorf("pixel conversion: %w", err))
+		if afftrack.ErrorCode(err) == afftrack.EINTERNAL {
+			if r.Context().Err() != nil {
+				// The visitor left while the conversion waited.
+				s.clientGone(r, err)
+				args = append(args, "error", err.Error())
+			} else {
+				// The pixel answers its GIF whatever happened, so the
+				// cause is logged here as writeError would log it.
+				s.logInternal(r, fmt.Errorf("pixel conversion: %w", err))
+			}
 		}
+		args = append(args, "reason", afftrack.ErrorMessage(err))
 	}
 	level := slog.LevelInfo
 	if afftrack.ErrorCode(err) == afftrack.EUNAVAILABLE {

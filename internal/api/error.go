@@ -92,15 +92,21 @@ func (s *Server) logInternal(r *http.Request, err error) {
 	s.logger.ErrorContext(r.Context(), "internal error", "request_id", stateOf(r).id, "error", err)
 }
 
-// abortClientGone ends a request whose client went away: an INFO line
-// rather than an internal error, since nothing is wrong with the service,
-// and an aborted response, since a well-formed one would be written to no
-// one (and an aborted stream must not look complete). It does not return.
+// abortClientGone ends a request whose client went away (clientGone) with
+// an aborted response, since a well-formed one would be written to no one
+// (and an aborted stream must not look complete). It does not return.
 func (s *Server) abortClientGone(r *http.Request, err error) {
+	s.clientGone(r, err)
+	panic(http.ErrAbortHandler)
+}
+
+// clientGone logs, at INFO rather than as an internal error, since nothing
+// is wrong with the service, that r's client went away, and has r counted
+// with status 499.
+func (s *Server) clientGone(r *http.Request, err error) {
 	st := stateOf(r)
 	st.gone = true
 	s.logger.InfoContext(r.Context(), "client went away", "request_id", st.id, "error", err)
-	panic(http.ErrAbortHandler)
 }
 
 // appendErrorBody appends the error document: {"Message":"..."} or

@@ -24,9 +24,6 @@ import (
 	"github.com/afftrack/afftrack"
 )
 
-// UserAgent is sent with every notification (afftrack.NotificationUserAgent).
-const UserAgent = afftrack.NotificationUserAgent
-
 // Outcomes of an attempt, as passed to Options.Observe.
 const (
 	OutcomeDelivered = "delivered" // a 2xx answer
@@ -288,8 +285,7 @@ const (
 // Options.Keep and reports whether there may be more. A failure is logged
 // and left to the next hour.
 func (d *Deliverer) pruneBatch(ctx context.Context) bool {
-	now := d.now()
-	n, err := d.outbox.PruneNotifications(ctx, now.Add(-d.o.Keep), pruneBatch)
+	n, err := d.outbox.PruneNotifications(ctx, d.now().Add(-d.o.Keep), pruneBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.o.Logger.Error("notification pruning", "err", err)
@@ -323,7 +319,7 @@ func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed in
 	// notification is claimed again when the lease ends.
 	latest := claimedAt.Add(d.o.Lease - d.o.Timeout - recordTimeout)
 	for _, n := range ns {
-		if until, paused := d.paused.pausedUntil(afftrack.NotificationReceiver(n.URL), d.o.Now(), backoffCap); paused {
+		if until, paused := d.paused.pausedUntil(afftrack.NotificationReceiver(n.URL), d.o.Now()); paused {
 			err = errors.Join(err, d.putOff(ctx, n, until))
 			continue
 		}
@@ -349,13 +345,7 @@ func (d *Deliverer) putOff(ctx context.Context, n afftrack.Notification, until t
 	now := d.now()
 	why := "not called: its receiver is paused after calls that failed slowly"
 	if now.Sub(n.Created) > d.o.RetryWindow {
-		d.o.Observe(OutcomeGivenUp)
-		d.o.Logger.Warn("notification given up", "notification", n.ID, "affiliate", n.AffiliateID,
-			"transaction", n.TransactionID, "attempts", n.Attempts, "why", why)
-		if err := d.outbox.NotificationFailed(rctx, n.ID, now, why, true); err != nil {
-			return fmt.Errorf("notification %d failed: %w", n.ID, err)
-		}
-		return nil
+		return d.giveUp(rctx, n, why)
 	}
 	wait := until.Sub(d.o.Now())
 	next := now.Add(wait + time.Duration(float64(wait)*0.2*d.jitter()))
@@ -522,11 +512,16 @@ const MaxURLLength = 8192
 func (d *Deliverer) giveUpTooLong(ctx context.Context, n afftrack.Notification) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	why := fmt.Sprintf("the URL is %d bytes long with its shortcodes expanded; at most %d are sent", len(n.URL), MaxURLLength)
+	return d.giveUp(rctx, n, fmt.Sprintf("the URL is %d bytes long with its shortcodes expanded; at most %d are sent",
+		len(n.URL), MaxURLLength))
+}
+
+// giveUp gives n up without a call, for why.
+func (d *Deliverer) giveUp(ctx context.Context, n afftrack.Notification, why string) error {
 	d.o.Observe(OutcomeGivenUp)
 	d.o.Logger.Warn("notification given up", "notification", n.ID, "affiliate", n.AffiliateID,
 		"transaction", n.TransactionID, "attempts", n.Attempts, "why", why)
-	if err := d.outbox.NotificationFailed(rctx, n.ID, d.now(), why, true); err != nil {
+	if err := d.outbox.NotificationFailed(ctx, n.ID, d.now(), why, true); err != nil {
 		return fmt.Errorf("notification %d failed: %w", n.ID, err)
 	}
 	return nil
@@ -546,7 +541,7 @@ func (d *Deliverer) call(ctx context.Context, rawURL string) (why string, refuse
 	if err != nil {
 		return shorten(err.Error()), false
 	}
-	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set("User-Agent", afftrack.NotificationUserAgent)
 	resp, err := d.client.Do(req)
 	if err != nil {
 		// The url.Error repeats the URL, which the outbox already holds

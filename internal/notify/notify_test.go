@@ -277,7 +277,7 @@ func TestDelivererDeliversOn2xx(t *testing.T) {
 			}
 			req := recv.seen[0]
 			gotReq := []string{req.Method, req.URL.RequestURI(), req.UserAgent(), recv.bodies[0]}
-			if diff := cmp.Diff([]string{"GET", "/cb?tx=101&s=Approved", UserAgent, ""}, gotReq); diff != "" {
+			if diff := cmp.Diff([]string{"GET", "/cb?tx=101&s=Approved", afftrack.NotificationUserAgent, ""}, gotReq); diff != "" {
 				t.Errorf("request (-want +got):\n%s", diff)
 			}
 			if sent, _ := d.RunOnce(t.Context()); sent != 0 {

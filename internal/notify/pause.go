@@ -71,21 +71,12 @@ func (p *pauses) delivered(host string) {
 }
 
 // pausedUntil returns when host's pause ends, and whether it is paused at
-// now. A receiver whose pause ended more than forget ago is forgotten, so
-// the map holds only receivers slow of late.
-func (p *pauses) pausedUntil(host string, now time.Time, forget time.Duration) (time.Time, bool) {
+// now.
+func (p *pauses) pausedUntil(host string, now time.Time) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e, ok := p.by[host]
-	switch {
-	case !ok:
-		return time.Time{}, false
-	case e.until.After(now):
-		return e.until, true
-	case now.Sub(e.until) > forget:
-		delete(p.by, host)
-	}
-	return time.Time{}, false
+	e := p.by[host]
+	return e.until, e.until.After(now)
 }
 
 // active returns the receivers paused at now, the latest-ending first, at
@@ -114,8 +105,8 @@ func (p *pauses) active(now time.Time) []string {
 	return hosts
 }
 
-// prune forgets the receivers whose pause ended more than forget ago:
-// one not asked about again would otherwise stay.
+// prune forgets the receivers whose pause ended more than forget ago, so
+// the map holds only receivers slow of late.
 func (p *pauses) prune(now time.Time, forget time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -50,7 +50,7 @@ func TestPauses(t *testing.T) {
 					p.slow(e.host, t0.Add(e.at), wait)
 				}
 			}
-			until, paused := p.pausedUntil(tt.host, t0.Add(tt.ask), time.Hour)
+			until, paused := p.pausedUntil(tt.host, t0.Add(tt.ask))
 			if want := tt.wantUntil != 0; paused != want || (want && !until.Equal(t0.Add(tt.wantUntil))) {
 				t.Errorf("pausedUntil = %v, %v; want paused %v until t0+%v", until.Sub(t0), paused, want, tt.wantUntil)
 			}

@@ -246,7 +246,7 @@ func (r *Redis) forget(ctx context.Context, slots, tombstone, token string) {
 	f.pending[token] = forgetting{slots: slots, tombstone: tombstone, until: time.Now().Add(r.slotTTL)}
 	if !f.running {
 		f.running = true
-		go r.retryForgets(context.Background()) // not the first caller's values, for minutes
+		go r.retryForgets()
 	}
 }
 
@@ -261,8 +261,10 @@ func (r *Redis) forgetOne(ctx context.Context, slots, tombstone, token string) b
 
 // retryForgets tries the pending forgets each forgetEvery, stopping a
 // round at the first that fails (Redis is still away), until none is
-// left.
-func (r *Redis) retryForgets(ctx context.Context) {
+// left. It runs on a context of its own, not the first failed caller's,
+// whose values it would keep for minutes.
+func (r *Redis) retryForgets() {
+	ctx := context.Background()
 	f := &r.forgets
 	for {
 		time.Sleep(forgetEvery)

@@ -105,12 +105,9 @@ func (s *NotificationService) NotificationFailed(ctx context.Context, id int64, 
 	if giveUp {
 		state, finished = notificationGivenUp, toMillis(next)
 	}
-	if len(why) > 1024 {
-		why = why[:1024]
-	}
 	if _, err := s.db.sql.ExecContext(ctx, `UPDATE notifications SET state = $1, finished = $2, next_attempt = $3,
 		attempts = attempts + 1, last_error = $4
-	WHERE id = $5 AND state = $6`, state, finished, toMillis(next), afftrack.CleanText(why), id,
+	WHERE id = $5 AND state = $6`, state, finished, toMillis(next), lastError(why), id,
 		notificationPending); err != nil {
 		return fmt.Errorf("notification %d failed: %w", id, err)
 	}
@@ -120,7 +117,7 @@ func (s *NotificationService) NotificationFailed(ctx context.Context, id int64, 
 // NotificationDeferred records a claimed notification that was not called.
 func (s *NotificationService) NotificationDeferred(ctx context.Context, id int64, next time.Time, why string) error {
 	if _, err := s.db.sql.ExecContext(ctx, `UPDATE notifications SET next_attempt = $1, last_error = $2
-	WHERE id = $3 AND state = $4`, toMillis(next), afftrack.CleanText(afftrack.CutUTF8(why, 1024)), id,
+	WHERE id = $3 AND state = $4`, toMillis(next), lastError(why), id,
 		notificationPending); err != nil {
 		return fmt.Errorf("notification %d deferred: %w", id, err)
 	}
@@ -131,27 +128,37 @@ func (s *NotificationService) NotificationDeferred(ctx context.Context, id int64
 // before before and not under a claim (their next attempt has come): a
 // call under way is left to record its own outcome.
 func (s *NotificationService) GiveUpNotifications(ctx context.Context, before, at time.Time, why string, n int) (int64, error) {
-	tx, release, err := s.db.beginWrite(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("give up notifications: %w", err)
-	}
-	defer release()
-	defer rollback(tx)
-	res, err := tx.ExecContext(ctx, `UPDATE notifications SET state = $1, finished = $2, last_error = $3
+	given, err := s.batch(ctx, `UPDATE notifications SET state = $1, finished = $2, last_error = $3
 	WHERE id IN (SELECT id FROM notifications WHERE state = $4 AND created < $5 AND next_attempt <= $2 LIMIT $6)`,
-		notificationGivenUp, toMillis(at), afftrack.CleanText(afftrack.CutUTF8(why, 1024)), notificationPending,
-		toMillis(before), n)
+		notificationGivenUp, toMillis(at), lastError(why), notificationPending, toMillis(before), n)
 	if err != nil {
-		return 0, fmt.Errorf("give up notifications: %w", err)
-	}
-	given, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("give up notifications: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("give up notifications: %w", err)
 	}
 	return given, nil
+}
+
+// lastError is why as the outbox keeps it: clean text of at most 1 KiB.
+func lastError(why string) string { return afftrack.CleanText(afftrack.CutUTF8(why, 1024)) }
+
+// batch runs one statement over a batch of notifications in a write
+// transaction of its own, queued as every write is, so it holds SQLite's
+// write lock for the batch alone, and returns how many rows it changed.
+func (s *NotificationService) batch(ctx context.Context, query string, args ...any) (int64, error) {
+	tx, release, err := s.db.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	defer rollback(tx)
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
 }
 
 // NotificationCounts counts the notifications by state.
@@ -180,28 +187,14 @@ func (s *NotificationService) NotificationCounts(ctx context.Context) (pending, 
 
 // PruneNotifications implements afftrack.NotificationOutbox. A batch is
 // found through the index on finished (migration 0011) and deleted in one
-// write transaction, queued as every write is, so it holds SQLite's write
-// lock for the batch alone.
+// write transaction (batch).
 func (s *NotificationService) PruneNotifications(ctx context.Context, before time.Time, n int) (int64, error) {
-	tx, release, err := s.db.beginWrite(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("prune notifications: %w", err)
-	}
-	defer release()
-	defer rollback(tx)
 	// Only a delivered or given-up notification has a finished time; a
 	// state condition here would lead SQLite, which has no statistics,
 	// to the (state, next_attempt) index and a scan of every finished one.
-	res, err := tx.ExecContext(ctx, `DELETE FROM notifications WHERE id IN (
+	removed, err := s.batch(ctx, `DELETE FROM notifications WHERE id IN (
 		SELECT id FROM notifications WHERE finished < $1 LIMIT $2)`, toMillis(before), n)
 	if err != nil {
-		return 0, fmt.Errorf("prune notifications: %w", err)
-	}
-	removed, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("prune notifications: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("prune notifications: %w", err)
 	}
 	return removed, nil

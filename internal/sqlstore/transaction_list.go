@@ -55,9 +55,11 @@ func (q listQuery) page(after *[2]int64) (string, []any) {
 	if after != nil {
 		args = append(slices.Clone(args), after[1])
 		args[1] = after[0]
-		// A row value, which both engines seek to in the index: an OR
-		// would read again every row of the date already read, for each
-		// page, and a payout run dates thousands of rows alike.
+		// A row value: PostgreSQL seeks to it in the index, SQLite to its
+		// date (so a date shared by many rows is read again in part for
+		// each of their pages; docs/performance.md). An OR was read from
+		// the date's start on both, and a payout run dates thousands of
+		// rows alike.
 		text += " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")"
 	}
 	return text + " ORDER BY " + q.order + ", t.id LIMIT " + strconv.Itoa(listPage), args
