@@ -71,6 +71,40 @@ func BenchmarkFindTransactions(b *testing.B) {
 	}
 }
 
+// BenchmarkFindTransactionsOfOneDate reports the read rate of a list
+// whose transactions share one date, as a payout run's or an import's do:
+// many pages of one date.
+func BenchmarkFindTransactionsOfOneDate(b *testing.B) {
+	const n = 100_000
+	for _, backend := range storetest.Backends(b) {
+		b.Run(backend, func(b *testing.B) {
+			db := storetest.Open(b, backend)
+			mustImport(b, db, fixture(b))
+			recs := benchTransactions(b, n)
+			for i := range recs {
+				recs[i].DateCreated = recs[0].DateCreated
+			}
+			mustImport(b, db, &afftrack.Dataset{Transactions: recs})
+			s := sqlstore.NewTransactionService(db)
+			f := afftrack.TransactionFilter{MerchantID: 1, From: dt(b, "2024-01-01"), To: dt(b, "2024-01-31")}
+			b.ResetTimer()
+			for b.Loop() {
+				count := 0
+				if err := s.FindTransactions(context.Background(), f, func(*afftrack.Transaction) error {
+					count++
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if count != n {
+					b.Fatalf("read %d transactions, want %d", count, n)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "transactions/s")
+		})
+	}
+}
+
 // BenchmarkFindTransactionsOfADay reports the rate of one-day lists of
 // about a hundred transactions, the benchmark's common list.
 func BenchmarkFindTransactionsOfADay(b *testing.B) {

@@ -45,24 +45,53 @@ func (w *whereBuilder) list(col string, p afftrack.DateProperty) listQuery {
 	return listQuery{text: w.b.String(), args: w.args, order: col, property: p}
 }
 
-// page returns the statement of the page after the transaction whose
-// date (in the list's order) and id are after, or the first page when
-// after is nil. The range's start ($2, whereBuilder.start) moves to that
-// date, so the date's index starts there rather than at the range's
-// start for every page, and that date's ids already read are left out.
-func (q listQuery) page(after *[2]int64) (string, []any) {
-	text, args := q.text, q.args
-	if after != nil {
-		args = append(slices.Clone(args), after[1])
-		args[1] = after[0]
-		// A row value: PostgreSQL seeks to it in the index, SQLite to its
-		// date (so a date shared by many rows is read again in part for
-		// each of their pages; docs/performance.md). An OR was read from
-		// the date's start on both, and a payout run dates thousands of
-		// rows alike.
-		text += " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")"
-	}
-	return text + " ORDER BY " + q.order + ", t.id LIMIT " + strconv.Itoa(listPage), args
+// cursor is where a list's next page starts: after the transaction of
+// date (in the list's order) and id. oneDate says that every transaction
+// of the page before shared that date.
+type cursor struct {
+	date, id int64
+	oneDate  bool
+}
+
+// first returns the statement of a list's first page.
+func (q listQuery) first() (string, []any) {
+	return q.text + q.orderLimit(listPage), q.args
+}
+
+// after returns the statement of the page after c, when its page held more
+// than one date. The range's start ($2, whereBuilder.start) moves to c's
+// date, so the index is entered there rather than at the range's start
+// for every page, and a row value leaves out that date's ids already
+// read. PostgreSQL seeks the row value in the index; SQLite seeks its date
+// alone and reads that date's rows from its start, which is fewer than a
+// page here, as the date began within the page before.
+func (q listQuery) after(c cursor) (string, []any) {
+	args := append(slices.Clone(q.args), c.id)
+	args[1] = c.date
+	return q.text + " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")" + q.orderLimit(listPage), args
+}
+
+// sameDate returns the first of the two statements of the page after c when
+// its page held one date: the rest of that date, by id. The second is
+// later's. Each is a plain seek in the index of (account, date, id), where
+// the row value of after would make SQLite read a date shared by many
+// pages of rows (a payout run's) from its start again for each page.
+func (q listQuery) sameDate(c cursor) (string, []any) {
+	args := append(slices.Clone(q.args), c.id)
+	args[1] = c.date
+	return q.text + " AND " + q.order + " = $2 AND t.id > $" + strconv.Itoa(len(args)) + q.orderLimit(listPage), args
+}
+
+// later returns the statement of the n transactions after date.
+func (q listQuery) later(date int64, n int) (string, []any) {
+	args := slices.Clone(q.args)
+	args[1] = date
+	return q.text + " AND " + q.order + " > $2" + q.orderLimit(n), args
+}
+
+// orderLimit is the list's order and a page's bound.
+func (q listQuery) orderLimit(n int) string {
+	return " ORDER BY " + q.order + ", t.id LIMIT " + strconv.Itoa(n)
 }
 
 // date returns t's date in the list's order, as stored.
@@ -74,8 +103,8 @@ func (q listQuery) date(t *afftrack.Transaction) int64 {
 }
 
 // stream runs list query q in view v a page at a time, handing fn each
-// transaction; fn's error is returned as it is. Each page is a statement
-// of its own, so a list longer than a page is not one snapshot: ordered
+// transaction; fn's error is returned as it is. Each page is read by
+// statements of its own, so a list longer than a page is not one snapshot: ordered
 // by DateModified, a transaction changed while the list is sent may come
 // again, in its later state, further on.
 func (s *TransactionService) stream(ctx context.Context, v transactionView, q listQuery,
@@ -87,7 +116,7 @@ func (s *TransactionService) stream(ctx context.Context, v transactionView, q li
 			pages.Put(p)
 		}
 	}()
-	var after *[2]int64
+	var after *cursor
 	for {
 		page, full, err := s.readPage(ctx, v, q, after, (*p)[:0])
 		*p = page
@@ -104,7 +133,7 @@ func (s *TransactionService) stream(ctx context.Context, v transactionView, q li
 			return nil
 		}
 		last := &page[len(page)-1]
-		after = &[2]int64{q.date(last), last.ID}
+		after = &cursor{date: q.date(last), id: last.ID, oneDate: q.date(&page[0]) == q.date(last)}
 	}
 }
 
@@ -114,10 +143,33 @@ func (s *TransactionService) stream(ctx context.Context, v transactionView, q li
 var pages = sync.Pool{New: func() any { return new([]afftrack.Transaction) }}
 
 // readPage reads the page of q after after into page, whole, and ends its
-// statement; full reports a page ended early at maxPageItems.
-func (s *TransactionService) readPage(ctx context.Context, v transactionView, q listQuery, after *[2]int64,
+// statements; full reports a page ended early at maxPageItems.
+func (s *TransactionService) readPage(ctx context.Context, v transactionView, q listQuery, after *cursor,
 	page []afftrack.Transaction) (_ []afftrack.Transaction, full bool, _ error) {
-	text, args := q.page(after)
+	items := 0
+	var text string
+	var args []any
+	switch {
+	case after == nil:
+		text, args = q.first()
+	case !after.oneDate:
+		text, args = q.after(*after)
+	default:
+		text, args = q.sameDate(*after)
+		var err error
+		page, full, err = s.readRows(ctx, v, text, args, page, &items)
+		if err != nil || full || len(page) == listPage {
+			return page, full, err
+		}
+		text, args = q.later(after.date, listPage-len(page))
+	}
+	return s.readRows(ctx, v, text, args, page, &items)
+}
+
+// readRows appends the transactions of one statement to page, counting
+// their items in items; full reports that they reached maxPageItems.
+func (s *TransactionService) readRows(ctx context.Context, v transactionView, text string, args []any,
+	page []afftrack.Transaction, items *int) (_ []afftrack.Transaction, full bool, _ error) {
 	rows, err := s.db.query(ctx, text, args...)
 	if err != nil {
 		return page, false, err
@@ -131,9 +183,8 @@ func (s *TransactionService) readPage(ctx context.Context, v transactionView, q 
 		}
 		return &page[len(page)-1]
 	}
-	items := 0
 	err = scanTransactions(rows, v, next, func(t *afftrack.Transaction) error {
-		if items += len(t.Items); items >= maxPageItems {
+		if *items += len(t.Items); *items >= maxPageItems {
 			return errPageFull
 		}
 		return nil

@@ -1,0 +1,68 @@
+package sqlstore
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/afftrack/afftrack"
+)
+
+// TestAPageAfterAnotherSeeksItsPlaceInTheIndex: on SQLite, each statement
+// of a page after a page of one date enters the index of (merchant, date,
+// id) where the page starts, so a date shared by many rows is not read
+// again from its start for each of their pages (SQLite seeks a row value
+// (date, id) > (d, i) by its date alone).
+func TestAPageAfterAnotherSeeksItsPlaceInTheIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "p.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f := afftrack.TransactionFilter{MerchantID: 1, DateProperty: afftrack.ByDateCreated}
+	q, err := transactionListQuery(&f, db.dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, sameArgs := q.sameDate(cursor{date: 1_700_000_000_000, id: 42, oneDate: true})
+	later, laterArgs := q.later(1_700_000_000_000, 10)
+	tests := []struct {
+		name, text string
+		args       []any
+		want       string
+	}{
+		{"the rest of a date starts at the last id read", same, sameArgs,
+			"transactions_merchant_created (merchant_id=? AND date_created=? AND id>?)"},
+		{"the later dates start after the last date read", later, laterArgs,
+			"transactions_merchant_created (merchant_id=? AND date_created>? AND date_created<?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := db.sql.QueryContext(ctx, "EXPLAIN QUERY PLAN "+tt.text, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(plan, "\n"), tt.want) {
+				t.Errorf("plan:\n%s\nwant a search of %s", strings.Join(plan, "\n"), tt.want)
+			}
+		})
+	}
+}
