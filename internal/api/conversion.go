@@ -308,7 +308,9 @@ func pixelInput(q query) (*conversionInput, error) {
 				in.items = append(in.items, map[string]string{})
 				in.itemsN = append(in.itemsN, map[string]bool{})
 			}
-			in.items[i][field] = p.value
+			if p.value != "" { // left empty: absent from its item, which keeps its place
+				in.items[i][field] = p.value
+			}
 		}
 	}
 	for _, n := range counts {
@@ -316,6 +318,14 @@ func pixelInput(q query) (*conversionInput, error) {
 			// As the body's: a cart cut short would be credited at less
 			// than its sale.
 			return nil, afftrack.Errorf(afftrack.EINVALID, "Items: has %d items; at most %d", n, maxConversionItems)
+		}
+	}
+	// An item whose every parameter was left empty is no item: a pixel
+	// template's `&Sku=&Category=` where the page had no cart.
+	for i := len(in.items) - 1; i >= 0; i-- {
+		if len(in.items[i]) == 0 {
+			in.items = slices.Delete(in.items, i, i+1)
+			in.itemsN = slices.Delete(in.itemsN, i, i+1)
 		}
 	}
 	return in, nil

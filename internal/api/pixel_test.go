@@ -84,6 +84,29 @@ func TestPixel(t *testing.T) {
 		}
 	})
 
+	t.Run("an item parameter left empty keeps its item's place", func(t *testing.T) {
+		id := e.creditedClick("/t/1/t/1")
+		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-empty&ItemSaleValue=100&ItemSaleValue=1"+
+			"&Category=&Category=Hats&Sku=&Sku=B&Quantity=&Quantity=5&Name=&Brand="))
+		tx := e.findTransaction("px-empty")
+		if tx == nil {
+			t.Fatal("the pixel's conversion was not stored")
+		}
+		if len(tx.Items) != 2 ||
+			tx.Items[0].Sku != "" || tx.Items[0].Quantity != 1 || tx.Items[0].SaleValue != "100.00" || tx.Items[0].Category != "" ||
+			tx.Items[1].Sku != "B" || tx.Items[1].Quantity != 5 || tx.Items[1].SaleValue != "1.00" || tx.Items[1].Category != "Hats" {
+			t.Errorf("items %+v, want 100.00 of no Sku or Category x1, then B x5 1.00 Hats", tx.Items)
+		}
+	})
+
+	t.Run("items whose every parameter is empty are none", func(t *testing.T) {
+		id := e.creditedClick("/t/1/t/1")
+		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-no-items&SaleValue=12&Sku=&ItemSaleValue=&Category="))
+		if tx := e.findTransaction("px-no-items"); tx == nil || tx.SaleValue != "12.0000" || len(tx.Items) != 0 {
+			t.Errorf("transaction %+v, want SaleValue 12.0000 and no items", tx)
+		}
+	})
+
 	t.Run("the query's ClickId wins over the cookie", func(t *testing.T) {
 		id := e.creditedClick("/t/1/t/1")
 		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-4&SaleValue=5",

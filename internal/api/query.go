@@ -12,10 +12,12 @@ import (
 // query holds a request's query parameters in their order: names match
 // ignoring ASCII case, an empty value counts as absent, and of a repeated
 // name the first non-empty value wins. It is a slice searched in order:
-// a request carries a handful of parameters.
+// a request carries a handful of parameters. Parameters with empty values
+// are kept in it, as the pixel's repeated item parameters count by their
+// places: `Category=&Category=Bags` is a second item of Bags.
 type query []queryParam
 
-// queryParam is one parameter with a non-empty value, its name unescaped
+// queryParam is one parameter, its name unescaped
 // but otherwise as written. A value that does not unescape is kept as
 // written and marked, so that a parameter the function reads is a 400
 // rather than silently absent: a client's filter must never be dropped.
@@ -34,28 +36,26 @@ func parseQuery(raw string) query {
 		}
 		name, value, _ := strings.Cut(pair, "=")
 		name, err := url.QueryUnescape(name)
-		if err != nil || value == "" {
+		if err != nil {
 			continue
 		}
 		p := queryParam{name: name, value: value}
 		if p.value, err = url.QueryUnescape(value); err != nil {
 			p.value, p.badEscape = value, true
 		}
-		if p.value != "" {
-			q = append(q, p)
-		}
+		q = append(q, p)
 	}
 	return q
 }
 
-// lookup returns the parameter with the given ASCII name, in any ASCII
-// case, and whether it is there. Only ASCII letters fold: a name with any
+// lookup returns the first parameter with the given ASCII name, in any
+// ASCII case, and a non-empty value, and whether it is there. Only ASCII letters fold: a name with any
 // other character never matches, so no Unicode case mapping (the dotted
 // capital I lower-cases to i) can make a name that the log's redaction
 // misses (isAPIKeyName) mean the key.
 func (q query) lookup(name string) (queryParam, bool) {
 	for _, p := range q {
-		if asciiEqualFold(p.name, name) {
+		if p.value != "" && asciiEqualFold(p.name, name) {
 			return p, true
 		}
 	}
