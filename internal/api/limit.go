@@ -131,9 +131,11 @@ const maxTrackedAddresses = 100_000
 // failureBudget counts failed authentications per client address over a
 // fixed minute, so that guessing keys online costs a minute per few
 // guesses per address. A guess is a key not tried before: a key that
-// failed among the address's last few failures does not count again, so
-// a client polling with a revoked key (an aggregator serving many
-// accounts from one host) does not lock out the address's other keys.
+// failed before in the address's minute does not count again, so a
+// client polling with a revoked key (an aggregator serving many accounts
+// from one host) does not lock out the address's other keys, and a client
+// trying its few wrong keys in turn (a test suite's missing, revoked and
+// suspended ones, against each function) spends one place for each.
 // A lookup in flight counts as a failure to come until it ends, so guesses
 // sent at once, each passing the check while the others are still looked
 // up, cannot spend more than the budget.
@@ -152,18 +154,20 @@ type failureBudget struct {
 }
 
 // failureWindow is one address's count in the minute that began at start,
-// the hashes of its last failed keys, and its lookups in flight.
+// the hashes of the keys that failed in it, and its lookups in flight.
 type failureWindow struct {
 	start   time.Time
 	n       int
 	pending int
-	recent  [recentFailedKeys]uint64
+	failed  []uint64      // at most rememberedFailedKeys, the latest last
 	wake    chan struct{} // closed when a lookup ends, for those waiting; nil: none waits
 }
 
-// recentFailedKeys is how many of an address's failed keys are
-// remembered, so that they do not count again.
-const recentFailedKeys = 4
+// rememberedFailedKeys is how many of an address's failed keys in its
+// minute are remembered, so that they do not count again: beyond the
+// default budget of 20, so that under it every key of the minute is, and
+// some 256 bytes an address at most.
+const rememberedFailedKeys = 32
 
 func newFailureBudget(perMinute, max int) *failureBudget {
 	return &failureBudget{perMinute: perMinute, max: max, addrs: map[string]failureWindow{},
@@ -262,8 +266,8 @@ func (b *failureBudget) fail(addr, key string, now time.Time) {
 }
 
 // settle gives back addr's places lookups held and counts a failure,
-// unless key failed among addr's last recentFailedKeys failures this
-// minute. An address left with nothing counted is forgotten, so clients
+// unless key failed before in addr's minute (among its last
+// rememberedFailedKeys). An address left with nothing counted is forgotten, so clients
 // that authenticate take no room.
 func (b *failureBudget) settle(addr, key string, places int, failed bool, now time.Time) {
 	h := maphash.String(b.seed, key) | 1 // never 0, an empty slot
@@ -290,9 +294,11 @@ func (b *failureBudget) settle(addr, key string, places int, failed bool, now ti
 	if now.Sub(w.start) >= time.Minute {
 		w = failureWindow{start: now, pending: w.pending, wake: w.wake}
 	}
-	if failed && !slices.Contains(w.recent[:], h) {
-		copy(w.recent[1:], w.recent[:recentFailedKeys-1])
-		w.recent[0] = h
+	if failed && !slices.Contains(w.failed, h) {
+		if len(w.failed) == rememberedFailedKeys {
+			w.failed = slices.Delete(w.failed, 0, 1)
+		}
+		w.failed = append(w.failed, h)
 		w.n++
 	}
 	if w.n == 0 && w.pending == 0 && w.wake == nil {

@@ -103,6 +103,37 @@ func TestAuthenticationFailuresCountKeysNotTriedBefore(t *testing.T) {
 	})
 }
 
+func TestAuthenticationFailuresCountEachKeyOnceAMinute(t *testing.T) {
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 6 })
+	do := func(key string) *httptest.ResponseRecorder { return lookupFrom(h, "192.0.2.1", "", key) }
+	t.Run("a client trying its five wrong keys in turn spends five places", func(t *testing.T) {
+		for range 4 {
+			for _, key := range []string{"", "revoked-key", "mistyped-key", "closed-key", "wrong-kind-key"} {
+				mustStatus(t, do(key), http.StatusUnauthorized)
+			}
+		}
+		mustStatus(t, do(merchantKey), http.StatusOK)
+	})
+	t.Run("a sixth key spends the last", func(t *testing.T) {
+		mustStatus(t, do("guess-1"), http.StatusUnauthorized)
+		mustStatus(t, do(merchantKey), http.StatusTooManyRequests)
+	})
+}
+
+func TestAnAddressRemembersABoundedNumberOfFailedKeys(t *testing.T) {
+	b := newFailureBudget(1000, 10)
+	now := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		b.fail("192.0.2.1", fmt.Sprintf("guess-%d", i), now)
+	}
+	b.mu.Lock()
+	w := b.addrs["192.0.2.1"]
+	b.mu.Unlock()
+	if w.n != 100 || len(w.failed) != rememberedFailedKeys {
+		t.Errorf("%d failures counted, %d keys remembered; want 100 and %d", w.n, len(w.failed), rememberedFailedKeys)
+	}
+}
+
 func TestAuthenticationFailuresCountAnIPv6AddressByItsSlash64(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
 	do := func(addr, key string) *httptest.ResponseRecorder { return lookupFrom(h, addr, "", key) }
