@@ -325,12 +325,14 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 	if err != nil {
 		return nil, err
 	}
-	ln = capConns(boundSendBuffers(ln), cfg.MaxConns)
-	servers := []listening{{http: newHTTPServer(nil, logger), ln: ln}}
+	capped := capConns(boundSendBuffers(ln), cfg.MaxConns)
+	srv := newHTTPServer(nil, logger)
+	srv.ConnState = capped.ConnState
+	servers := []listening{{http: srv, ln: capped}}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
-			ln.Close()
+			capped.Close()
 			return nil, fmt.Errorf("--metrics-addr: %w", err)
 		}
 		mux := http.NewServeMux()
@@ -341,7 +343,9 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 		// and on the answer, and no body waited for.
 		msrv := newHTTPServer(withoutBodies(mux), logger)
 		msrv.ReadTimeout, msrv.WriteTimeout = 10*time.Second, 30*time.Second
-		servers = append(servers, listening{http: msrv, ln: capConns(mln, metricsMaxConns)})
+		mcapped := capConns(mln, metricsMaxConns)
+		msrv.ConnState = mcapped.ConnState
+		servers = append(servers, listening{http: msrv, ln: mcapped})
 	}
 	return servers, nil
 }
