@@ -45,45 +45,29 @@ func BenchmarkImport(b *testing.B) {
 
 // BenchmarkFindTransactions reports the read rate of a month's list.
 func BenchmarkFindTransactions(b *testing.B) {
-	const n = 5000
-	for _, backend := range storetest.Backends(b) {
-		b.Run(backend, func(b *testing.B) {
-			db := storetest.Open(b, backend)
-			mustImport(b, db, fixture(b))
-			mustImport(b, db, &afftrack.Dataset{Transactions: benchTransactions(b, n)})
-			s := sqlstore.NewTransactionService(db)
-			f := afftrack.TransactionFilter{MerchantID: 1, From: dt(b, "2024-01-01"), To: dt(b, "2024-01-31")}
-			b.ResetTimer()
-			for b.Loop() {
-				count := 0
-				if err := s.FindTransactions(context.Background(), f, func(*afftrack.Transaction) error {
-					count++
-					return nil
-				}); err != nil {
-					b.Fatal(err)
-				}
-				if count != n {
-					b.Fatalf("read %d transactions, want %d", count, n)
-				}
-			}
-			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "transactions/s")
-		})
-	}
+	benchmarkMonthList(b, 5000, func([]afftrack.TransactionRecord) {})
 }
 
 // BenchmarkFindTransactionsOfOneDate reports the read rate of a list
 // whose transactions share one date, as a payout run's or an import's do:
 // many pages of one date.
 func BenchmarkFindTransactionsOfOneDate(b *testing.B) {
-	const n = 100_000
+	benchmarkMonthList(b, 100_000, func(recs []afftrack.TransactionRecord) {
+		for i := range recs {
+			recs[i].DateCreated = recs[0].DateCreated
+		}
+	})
+}
+
+// benchmarkMonthList reports the read rate of a list of n transactions
+// of January 2024, dated by date.
+func benchmarkMonthList(b *testing.B, n int, date func([]afftrack.TransactionRecord)) {
 	for _, backend := range storetest.Backends(b) {
 		b.Run(backend, func(b *testing.B) {
 			db := storetest.Open(b, backend)
 			mustImport(b, db, fixture(b))
 			recs := benchTransactions(b, n)
-			for i := range recs {
-				recs[i].DateCreated = recs[0].DateCreated
-			}
+			date(recs)
 			mustImport(b, db, &afftrack.Dataset{Transactions: recs})
 			s := sqlstore.NewTransactionService(db)
 			f := afftrack.TransactionFilter{MerchantID: 1, From: dt(b, "2024-01-01"), To: dt(b, "2024-01-31")}
