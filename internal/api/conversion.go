@@ -63,17 +63,23 @@ func bodyProblem(err error) string {
 // (tracking.md section 3): 201 with the new transaction, 200 with the
 // stored one when the same OrderId comes again with the same content.
 func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, account *afftrack.Account) error {
+	// A conversion refused before it is recorded is counted as one
+	// recorded is, by recordConversion.
+	refused := func(err error) error {
+		s.svc.Observer.Conversion(conversionOutcome(false, err))
+		return err
+	}
 	body, err := readBody(w, r, maxConversionBody)
 	if err != nil {
-		return err
+		return refused(err)
 	}
 	in, err := parseConversionBody(body)
 	if err != nil {
-		return err
+		return refused(err)
 	}
 	c, err := in.conversion(account.Ref.ID, s.cfg.Currency, s.location())
 	if err != nil {
-		return err
+		return refused(err)
 	}
 	c.Actor = afftrack.AccountActor(account)
 	t, created, err := s.recordConversion(r, c)

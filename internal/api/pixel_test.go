@@ -225,6 +225,21 @@ func TestRefusedPixelsAreCountedAsInvalid(t *testing.T) {
 	}
 }
 
+func TestRefusedConversionsAreCounted(t *testing.T) {
+	obs := &conversionObserver{}
+	e := newTrackingEnv(t, trOptions{observer: obs})
+	for _, body := range []string{`garbage`, `{"OrderId":"","SaleValue":1}`, `{"OrderId":"c-1","SaleValue":1,"CurrencyCode":"XXX"}`} {
+		if r := e.convert(body); r.StatusCode/100 != 4 {
+			t.Fatalf("%s: %d, want a 4xx", body, r.StatusCode)
+		}
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if diff := cmp.Diff([]string{"invalid", "invalid", "invalid"}, obs.conversions); diff != "" {
+		t.Errorf("conversions counted (-want +got):\n%s", diff)
+	}
+}
+
 // TestStoreFailuresOnTrackingPathsAreLoggedAsInternalErrors: the pixel
 // and a link's redirect answer a GIF and a page of their own, not the
 // API's error body, but a store failure behind them is logged as every
