@@ -19,3 +19,13 @@ func ConversionsWaiting(s *ConversionService) int {
 	defer s.group.mu.Unlock()
 	return len(s.group.waiting)
 }
+
+// PreparedTexts returns the SQL texts db keeps prepared.
+func (db *DB) PreparedTexts() []string {
+	var texts []string
+	db.stmts.stmts.Range(func(k, _ any) bool {
+		texts = append(texts, k.(string))
+		return true
+	})
+	return texts
+}

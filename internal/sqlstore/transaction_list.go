@@ -30,6 +30,9 @@ const maxPageItems = 5000
 // errPageFull stops a page's read at maxPageItems.
 var errPageFull = errors.New("page full")
 
+// errPageEnd stops a page's read at listPage transactions.
+var errPageEnd = errors.New("page end")
+
 // listQuery is a list's query, without its order: the SELECT and WHERE of
 // its filters, their arguments, and the date column it is ordered by
 // (then by id).
@@ -55,7 +58,7 @@ type cursor struct {
 
 // first returns the statement of a list's first page.
 func (q listQuery) first() (string, []any) {
-	return q.text + q.orderLimit(listPage), q.args
+	return q.text + q.orderLimit(), q.args
 }
 
 // after returns the statement of the page after c, when its page held more
@@ -68,7 +71,7 @@ func (q listQuery) first() (string, []any) {
 func (q listQuery) after(c cursor) (string, []any) {
 	args := append(slices.Clone(q.args), c.id)
 	args[1] = c.date
-	return q.text + " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")" + q.orderLimit(listPage), args
+	return q.text + " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")" + q.orderLimit(), args
 }
 
 // sameDate returns the first of the two statements of the page after c when
@@ -79,19 +82,23 @@ func (q listQuery) after(c cursor) (string, []any) {
 func (q listQuery) sameDate(c cursor) (string, []any) {
 	args := append(slices.Clone(q.args), c.id)
 	args[1] = c.date
-	return q.text + " AND " + q.order + " = $2 AND t.id > $" + strconv.Itoa(len(args)) + q.orderLimit(listPage), args
+	return q.text + " AND " + q.order + " = $2 AND t.id > $" + strconv.Itoa(len(args)) + q.orderLimit(), args
 }
 
-// later returns the statement of the n transactions after date.
-func (q listQuery) later(date int64, n int) (string, []any) {
+// later returns the statement of the transactions after date. Its bound
+// is a page's, whatever sameDate read: the reader stops at a page, and a
+// text that varied with what came before would take a place among the
+// statements the store keeps prepared for each text it sees (stmt.go),
+// one for each count, until none were left for the lookups.
+func (q listQuery) later(date int64) (string, []any) {
 	args := slices.Clone(q.args)
 	args[1] = date
-	return q.text + " AND " + q.order + " > $2" + q.orderLimit(n), args
+	return q.text + " AND " + q.order + " > $2" + q.orderLimit(), args
 }
 
 // orderLimit is the list's order and a page's bound.
-func (q listQuery) orderLimit(n int) string {
-	return " ORDER BY " + q.order + ", t.id LIMIT " + strconv.Itoa(n)
+func (q listQuery) orderLimit() string {
+	return " ORDER BY " + q.order + ", t.id LIMIT " + strconv.Itoa(listPage)
 }
 
 // date returns t's date in the list's order, as stored.
@@ -161,7 +168,7 @@ func (s *TransactionService) readPage(ctx context.Context, v transactionView, q 
 		if err != nil || full || len(page) == listPage {
 			return page, full, err
 		}
-		text, args = q.later(after.date, listPage-len(page))
+		text, args = q.later(after.date)
 	}
 	return s.readRows(ctx, v, text, args, page, &items)
 }
@@ -187,10 +194,16 @@ func (s *TransactionService) readRows(ctx context.Context, v transactionView, te
 		if *items += len(t.Items); *items >= maxPageItems {
 			return errPageFull
 		}
+		if len(page) == listPage {
+			return errPageEnd
+		}
 		return nil
 	})
-	if err == errPageFull {
+	switch err {
+	case errPageFull:
 		return page, true, nil
+	case errPageEnd:
+		return page, false, nil
 	}
 	return page, false, err
 }

@@ -30,7 +30,7 @@ func TestAPageAfterAnotherSeeksItsPlaceInTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	same, sameArgs := q.sameDate(cursor{date: 1_700_000_000_000, id: 42, oneDate: true})
-	later, laterArgs := q.later(1_700_000_000_000, 10)
+	later, laterArgs := q.later(1_700_000_000_000)
 	tests := []struct {
 		name, text string
 		args       []any

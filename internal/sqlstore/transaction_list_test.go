@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,6 +103,15 @@ func TestListsLongerThanAPage(t *testing.T) {
 						}
 					})
 				}
+				t.Run("every statement of a page has a page's bound", func(t *testing.T) {
+					// A text that varied with the rows before would take a
+					// place among the statements kept prepared for each text.
+					for _, text := range db.PreparedTexts() {
+						if _, limit, ok := strings.Cut(text, " LIMIT "); ok && limit != "1000" {
+							t.Errorf("a statement of LIMIT %s is kept prepared: %s", limit, text)
+						}
+					}
+				})
 			})
 		})
 	}
