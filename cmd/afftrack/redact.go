@@ -156,13 +156,47 @@ func redactError(err error, urls ...string) error {
 		}
 		clean = strings.ReplaceAll(clean, u, redactDSN(u))
 		for _, s := range dsnSecrets(u) {
-			clean = strings.ReplaceAll(clean, s, hidden)
+			clean = replaceWord(clean, s, hidden)
 		}
 	}
 	if clean == text {
 		return err
 	}
 	return errors.New(clean)
+}
+
+// replaceWord returns text with every occurrence of s that is not part of
+// a longer run of letters and digits replaced by repl: a password "a" is
+// hidden where an error quotes it, not in every word that holds an a
+// ("ping postgres dxxxxxtxxxxxbxxxxxse" was unreadable).
+func replaceWord(text, s, repl string) string {
+	var b strings.Builder
+	for i := 0; ; {
+		j := strings.Index(text[i:], s)
+		if j < 0 {
+			b.WriteString(text[i:])
+			return b.String()
+		}
+		start, end := i+j, i+j+len(s)
+		b.WriteString(text[i:start])
+		if wordByte(text, start-1) || wordByte(text, end) {
+			b.WriteString(s[:1])
+			i = start + 1
+			continue
+		}
+		b.WriteString(repl)
+		i = end
+	}
+}
+
+// wordByte reports whether text[i] is an ASCII letter or digit; outside
+// text it is not.
+func wordByte(text string, i int) bool {
+	if i < 0 || i >= len(text) {
+		return false
+	}
+	c := text[i]
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // urlError returns err without the URL it may quote, password and all:

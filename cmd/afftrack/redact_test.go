@@ -71,6 +71,9 @@ func TestRedactError(t *testing.T) {
 			"host=h password=s3cretPW", "no host in 'host=h password=xxxxx'"},
 		{"an error without a secret is the same error", errors.New("connection refused"),
 			"postgres://u:s3cretPW@h/x", "connection refused"},
+		{"a short password is hidden where it is quoted, not inside words",
+			errors.New("ping postgres database: failed to connect to `user=u password=a`: a refused"),
+			"postgres://u:a@127.0.0.1:1/x", "ping postgres database: failed to connect to `user=u password=xxxxx`: xxxxx refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +81,7 @@ func TestRedactError(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got.Error()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if !strings.Contains(tt.err.Error(), "s3cret") && got != tt.err {
+			if tt.want == tt.err.Error() && got != tt.err {
 				t.Errorf("an error without a secret was replaced")
 			}
 		})
