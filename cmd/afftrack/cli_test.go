@@ -304,3 +304,27 @@ func TestAccountCreateTakesWhatTheImportTakes(t *testing.T) {
 		})
 	}
 }
+
+// TestAMissingGeoIPFileOpensNoDatabase: the country database is opened
+// before the store, so a wrong --geoip path creates and migrates nothing,
+// with --demo or without.
+func TestAMissingGeoIPFileOpensNoDatabase(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--geoip", "missing.mmdb"},
+		{"serve", "--demo", "--db", "sqlite:demo.db", "--addr", "127.0.0.1:0", "--geoip", "missing.mmdb"},
+	} {
+		t.Run(commandLine(args)+" fails and creates no file", func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(binary, args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+			out, err := cmd.CombinedOutput()
+			if code := exitCodeOf(err); code != 1 || !strings.Contains(string(out), "--geoip") {
+				t.Errorf("exit %d, want 1 and an error naming --geoip:\n%s", code, out)
+			}
+			if files, _ := os.ReadDir(dir); len(files) > 0 {
+				t.Errorf("created %v", files)
+			}
+		})
+	}
+}

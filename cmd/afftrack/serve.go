@@ -162,6 +162,16 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		// command line (validate, release, payouts) can reach its data.
 		dsn = "sqlite::memory:"
 	}
+	geo, err := openGeoIP(cfg)
+	if err != nil {
+		return err
+	}
+	closeGeo := geo != nil
+	defer func() {
+		if closeGeo { // not handed to the tracking engine, which closes it
+			geo.Close()
+		}
+	}()
 	db, err := openStore(ctx, dsn, sqlstore.Options{MaxOpenConns: cfg.DBMaxConns})
 	if err != nil {
 		return err
@@ -191,10 +201,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	limiter, closeLimiter := newLimiter(ctx, cfg, redisOpts, logger, m.RateLimiterError)
 	defer closeLimiter()
-	tr, err := newTracking(ctx, cfg, db, loc, logger, m)
+	tr, err := newTracking(ctx, cfg, db, geo, loc, logger, m)
 	if err != nil {
 		return err
 	}
+	closeGeo = false
 	defer tr.close()
 
 	svc := api.Services{

@@ -31,21 +31,31 @@ type trackingParts struct {
 	metrics     *metrics.Metrics
 }
 
-// newTracking builds the tracking engine on db: the link cache, the click
-// buffer, the conversion service and the country database.
-func newTracking(ctx context.Context, cfg serveConfig, db *sqlstore.DB, loc *time.Location, logger *slog.Logger,
-	m *metrics.Metrics) (*trackingParts, error) {
+// openGeoIP opens the country database of --geoip, if any. serve opens
+// it before the database, so that a wrong path creates and migrates
+// nothing.
+func openGeoIP(cfg serveConfig) (*geoip.DB, error) {
+	if cfg.GeoIP == "" {
+		return nil, nil
+	}
+	geo, err := geoip.Open(cfg.GeoIP)
+	if err != nil {
+		return nil, fmt.Errorf("--geoip: %w", err)
+	}
+	return geo, nil
+}
+
+// newTracking builds the tracking engine on db and geo (nil: no country
+// database): the link cache, the click buffer and the conversion service.
+// Its close closes geo.
+func newTracking(ctx context.Context, cfg serveConfig, db *sqlstore.DB, geo *geoip.DB, loc *time.Location,
+	logger *slog.Logger, m *metrics.Metrics) (*trackingParts, error) {
 	store := sqlstore.NewClickService(db)
 	key, err := store.IPHashKey(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tr := &trackingParts{ipKey: key}
-	if cfg.GeoIP != "" {
-		if tr.geo, err = geoip.Open(cfg.GeoIP); err != nil {
-			return nil, fmt.Errorf("--geoip: %w", err)
-		}
-	}
+	tr := &trackingParts{ipKey: key, geo: geo}
 	tr.links = linkcache.New(store, linkcache.Options{OnStale: m.LinkStale})
 	tr.clicks = clickbuf.New(store, clickbuf.Options{
 		FlushInterval: cfg.ClickFlush,
