@@ -23,7 +23,11 @@ func parseBanner(r *record) afftrack.Banner {
 	b.AltText = r.str("AltText", false)
 	b.DefaultForSize = r.bool("DefaultForSize")
 	if r.err == nil && (b.Width < 1 || b.Height < 1) {
-		r.fail("Width", "a banner's width and height must be positive, got %dx%d", b.Width, b.Height)
+		field := "Width"
+		if b.Width >= 1 {
+			field = "Height"
+		}
+		r.fail(field, "a banner's width and height must be positive, got %dx%d", b.Width, b.Height)
 	}
 	return b
 }

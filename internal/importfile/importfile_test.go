@@ -227,6 +227,8 @@ func TestParseRejectsBadRecords(t *testing.T) {
 			"Transactions[0].Items[0].Quantity: is required"},
 		{"a banner without size", `{"Banners": [{"Id": 1, "MerchantId": 1, "DateCreated": "2024-01-01", "Width": 0, "Height": 60}]}`,
 			"Banners[0].Width: a banner's width and height must be positive"},
+		{"a banner without height", `{"Banners": [{"Id": 1, "MerchantId": 1, "DateCreated": "2024-01-01", "Width": 468, "Height": 0}]}`,
+			"Banners[0].Height: a banner's width and height must be positive"},
 		{"an invoice with a bad GST", `{"Invoices": [{"Id": 1, "AffiliateId": 1, "DateCreated": "2024-01-01", "GST": 1.00001}]}`,
 			"Invoices[0].GST"},
 		{"the second record is the bad one", `{"Merchants": [{"Id": 1, "Name": "x"}, {"Id": 2}]}`, "Merchants[1].Name: is required"},

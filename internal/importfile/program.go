@@ -40,7 +40,8 @@ func programFrom(sub *record, merchantID int64) *afftrack.Program {
 	if s := sub.nullStr("ClickAppend", false); s.Valid {
 		p.ClickAppend = s.Value
 		if err := afftrack.ValidClickAppend(s.Value); err != nil && sub.err == nil {
-			sub.fail("ClickAppend", "%s", afftrack.ErrorMessage(err))
+			// The message names the field already, as the command line needs.
+			sub.fail("ClickAppend", "%s", strings.TrimPrefix(afftrack.ErrorMessage(err), "ClickAppend: "))
 		}
 	}
 	if c := sub.raw("Commission"); c != nil {
