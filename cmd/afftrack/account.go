@@ -271,6 +271,16 @@ func checkNewAccount(fs *flag.FlagSet, rest []string, m *afftrack.Merchant, a *a
 	if given["id"] && (id < 1 || id > afftrack.MaxID) {
 		return 0, usageError(cmd, "--id %d is not an account id; ids are from 1 to %d", id, afftrack.MaxID)
 	}
+	// A flag of the other kind of account would be dropped unsaid.
+	others := []string{"contact-name", "business-name", "gst"}
+	if kind == afftrack.KindAffiliate {
+		others = []string{"name", "avatar-url"}
+	}
+	for _, f := range others {
+		if given[f] {
+			return 0, usageError(cmd, "--%s is not a flag of a new %s", f, strings.ToLower(kind.String()))
+		}
+	}
 	var problem string
 	if kind == afftrack.KindMerchant {
 		problem = textProblem("--name", m.Name, true)
