@@ -186,6 +186,10 @@ afftrack key revoke KEY_ID [--db URL]`
 			return accountError(ref, err)
 		}
 		fmt.Fprintf(env.stdout, "key %s for %s %d\n%s\nThe key is shown only now; store it safely.\n", id, ref.Kind, ref.ID, secret)
+		if out, ok := env.stdout.(*outputWriter); ok && out.err != nil {
+			return fmt.Errorf("key %s was made but its secret could not be written (%w); revoke it: afftrack key revoke %s",
+				id, out.err, id)
+		}
 		return nil
 	case "list":
 		if err := accountExists(ctx, accounts, ref); err != nil {

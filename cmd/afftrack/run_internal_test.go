@@ -49,9 +49,11 @@ func TestACommandWhoseOutputIsLostFails(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		args []string
+		want string
 	}{
-		{"version", []string{"version"}},
-		{"a new key, whose secret is shown only once", []string{"key", "create", "merchant", "1", "--db", db}},
+		{"version", []string{"version"}, "writing the output: no space left on device"},
+		{"a new key, whose secret is shown only once", []string{"key", "create", "merchant", "1", "--db", db},
+			"its secret could not be written (no space left on device); revoke it: afftrack key revoke k_"},
 	} {
 		t.Run(tt.name+" fails when its output cannot be written", func(t *testing.T) {
 			if err := run(context.Background(), []string{"account", "create", "merchant", "--name", "Shop", "--id", "1",
@@ -59,7 +61,7 @@ func TestACommandWhoseOutputIsLostFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := run(context.Background(), tt.args, getenv, fullWriter{}, io.Discard)
-			if err == nil || !strings.Contains(err.Error(), "writing the output: no space left on device") {
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run(%q) = %v, want an error saying the output was not written", tt.args, err)
 			}
 		})
