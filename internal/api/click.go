@@ -132,7 +132,9 @@ func (s *Server) setClickCookie(w http.ResponseWriter, link *afftrack.Link, clic
 	if ck.MaxAge <= 0 {
 		ck.MaxAge = -1 // CookieDays 0: a click is never credited later, so no cookie is kept
 	}
-	if strings.HasPrefix(s.cfg.PublicURL, "https://") {
+	// The cookie is set by the tracking host: a browser drops a Secure
+	// cookie that comes over http, whatever the API's URL is.
+	if len(s.trackingBase) >= 8 && strings.EqualFold(s.trackingBase[:8], "https://") {
 		ck.Secure, ck.SameSite = true, http.SameSiteNoneMode
 	}
 	http.SetCookie(w, ck)

@@ -124,6 +124,17 @@ func TestClickCookieOnHTTPS(t *testing.T) {
 	checkCookie(t, r, "afftrack_2", id, "Path=/", fmt.Sprintf("Max-Age=%d", 7*86400), "HttpOnly", "Secure", "SameSite=None")
 }
 
+func TestClickCookieOfAnHTTPTrackingHostBehindAnHTTPSAPI(t *testing.T) {
+	e := newTrackingEnv(t, trOptions{publicURL: "https://api.example.com", trackingRoot: true})
+	r := e.click("/1/b/2")
+	if r.StatusCode != http.StatusFound {
+		t.Fatalf("status %d %q, want 302", r.StatusCode, r.body)
+	}
+	loc := r.Header.Get("Location")
+	id, _, _ := strings.Cut(strings.TrimPrefix(loc, trBanner2+"?utm_source=afftrack&cid="), "&")
+	checkCookie(t, r, "afftrack_2", id, "Path=/", fmt.Sprintf("Max-Age=%d", 7*86400), "HttpOnly", "SameSite=Lax")
+}
+
 func TestClickAppendShortcodes(t *testing.T) {
 	e := newTrackingEnv(t, trOptions{})
 	r := e.click("/t/1/t/2?UniqueId=a%20b%26c&UniqueId4=z")
