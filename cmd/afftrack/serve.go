@@ -460,12 +460,27 @@ func loadDemo(ctx context.Context, db *sqlstore.DB, loc *time.Location, env *cli
 	if err != nil {
 		return fmt.Errorf("demo data: %w", err)
 	}
-	if _, err := sqlstore.NewImportService(db).Import(ctx, d); err != nil {
-		return fmt.Errorf("demo data: %w", err)
-	}
+	// A database that holds accounts keeps them: an earlier --demo's, whose
+	// sales may be paid already (loaded again, a paid one would be
+	// Approved and paid twice), or a network of the operator's own.
+	held := false
 	if onDisk {
-		fmt.Fprintln(env.stdout, "afftrack demo: a small network, loaded into --db (its records replace those of the same ids).")
-	} else {
+		if held, err = sqlstore.NewAccountService(db).HoldsAccounts(ctx); err != nil {
+			return err
+		}
+	}
+	if !held {
+		if _, err := sqlstore.NewImportService(db).Import(ctx, d); err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+	}
+	switch {
+	case held:
+		fmt.Fprintln(env.stdout, "afftrack demo: --db holds accounts already, kept as they are; the demo is loaded only into a database without any.")
+		fmt.Fprintln(env.stdout, "The keys below are its keys if an earlier --demo loaded it.")
+	case onDisk:
+		fmt.Fprintln(env.stdout, "afftrack demo: a small network, loaded into --db.")
+	default:
 		fmt.Fprintln(env.stdout, "afftrack demo: a small network in memory; nothing is written to disk.")
 	}
 	fmt.Fprintln(env.stdout, "Demo API keys:")

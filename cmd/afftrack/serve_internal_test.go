@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"io"
 	"net"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestListStreamsLeaveConnectionsForOtherRequests(t *testing.T) {
@@ -88,5 +93,42 @@ func TestClientConnectionsStayWithinTheLimitOfOpenFiles(t *testing.T) {
 				t.Errorf("connsWithin(%d, %d) = %d, want %d", tt.want, tt.limit, got, tt.wantAllowed)
 			}
 		})
+	}
+}
+
+// TestTheDemoIsLoadedOnlyIntoADatabaseWithoutAccounts: started again on
+// its file, the demo keeps what was done to it (a paid sale loaded again
+// would be paid twice), and it never replaces an operator's accounts.
+func TestTheDemoIsLoadedOnlyIntoADatabaseWithoutAccounts(t *testing.T) {
+	ctx := context.Background()
+	db, err := openStore(ctx, "sqlite:"+filepath.Join(t.TempDir(), "demo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	env := &cliEnv{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}
+	if err := loadDemo(ctx, db, time.UTC, env, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `UPDATE merchants SET name = 'Renamed' WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	env.stdout = &out
+	if err := loadDemo(ctx, db, time.UTC, env, true); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	if err := db.SQL().QueryRowContext(ctx, `SELECT name FROM merchants WHERE id = 1`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	if name != "Renamed" {
+		t.Errorf("merchant 1 is %q again: the demo was loaded over the database's accounts", name)
+	}
+	if !strings.Contains(out.String(), "kept as they are") {
+		t.Errorf("the start-up lines do not say the accounts were kept:\n%s", out.String())
 	}
 }

@@ -345,6 +345,18 @@ func (s *AccountService) ListKeys(ctx context.Context, ref afftrack.AccountRef) 
 	return keys, nil
 }
 
+// HoldsAccounts reports whether the database holds any merchant or
+// affiliate.
+func (s *AccountService) HoldsAccounts(ctx context.Context) (bool, error) {
+	var held bool
+	err := s.db.sql.QueryRowContext(ctx,
+		`SELECT EXISTS (SELECT 1 FROM merchants) OR EXISTS (SELECT 1 FROM affiliates)`).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("accounts held: %w", err)
+	}
+	return held, nil
+}
+
 // NetworkNow returns the current wall clock of the network's recorded
 // time zone, for the stamps a caller puts on a key it creates or revokes.
 func (s *AccountService) NetworkNow(ctx context.Context) (time.Time, error) {
