@@ -2,103 +2,43 @@ package main
 
 import (
 	"net"
-	"net/http"
 	"sync"
 )
 
 // capConns bounds the connections open at once on ln to max (0: no
-// bound). A connection beyond it takes the place of the connection idle
-// the longest between requests, which is closed, as a server stopping
-// closes its idle ones (a client sends its next request on a new
-// connection); with none idle it is accepted and closed at once rather
+// bound). A connection beyond it is accepted and closed at once rather
 // than left in the kernel's queue: the client learns straight away, and
 // the process never runs out of file descriptors however many clients
-// connect and then dawdle. Without the first rule, clients that keep
-// connections open between requests held every place for the
-// 2 minutes of the server's IdleTimeout. The server of the listener
-// must report its connections' states to ConnState.
-func capConns(ln net.Listener, max int) *cappedListener {
-	l := &cappedListener{Listener: ln, idle: map[*cappedConn]uint64{}}
-	if max > 0 {
-		l.slots = make(chan struct{}, max)
+// connect and then dawdle.
+func capConns(ln net.Listener, max int) net.Listener {
+	if max <= 0 {
+		return ln
 	}
-	return l
+	return &cappedListener{Listener: ln, slots: make(chan struct{}, max)}
 }
 
-// cappedListener is a listener of capConns.
 type cappedListener struct {
 	net.Listener
-	slots chan struct{} // nil: no bound
-
-	mu   sync.Mutex
-	idle map[*cappedConn]uint64 // connections idle between requests, by when they became so
-	seq  uint64
+	slots chan struct{}
 }
 
-// Accept returns the next connection for which there is a place.
+// Accept returns the next connection for which there is a slot.
 func (l *cappedListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		if l.slots == nil {
-			return c, nil
-		}
-		if l.take() || (l.closeLongestIdle() && l.take()) {
+		select {
+		case l.slots <- struct{}{}:
 			return &cappedConn{Conn: c, free: func() { <-l.slots }}, nil
-		}
-		c.Close()
-	}
-}
-
-// take takes a place, if one is free.
-func (l *cappedListener) take() bool {
-	select {
-	case l.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-// closeLongestIdle closes the connection idle the longest, if any,
-// giving back its place.
-func (l *cappedListener) closeLongestIdle() bool {
-	l.mu.Lock()
-	var oldest *cappedConn
-	for c, since := range l.idle {
-		if oldest == nil || since < l.idle[oldest] {
-			oldest = c
+		default:
+			c.Close()
 		}
 	}
-	delete(l.idle, oldest)
-	l.mu.Unlock()
-	if oldest == nil {
-		return false
-	}
-	oldest.Close()
-	return true
 }
 
-// ConnState follows the states of the listener's connections, as an
-// http.Server's ConnState hook.
-func (l *cappedListener) ConnState(c net.Conn, state http.ConnState) {
-	cc, ok := c.(*cappedConn)
-	if !ok {
-		return
-	}
-	l.mu.Lock()
-	if state == http.StateIdle {
-		l.seq++
-		l.idle[cc] = l.seq
-	} else {
-		delete(l.idle, cc)
-	}
-	l.mu.Unlock()
-}
-
-// cappedConn gives its place back when it is closed, once.
+// cappedConn gives its slot back when it is closed, once.
 type cappedConn struct {
 	net.Conn
 	once sync.Once

@@ -336,14 +336,12 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 	if err != nil {
 		return nil, err
 	}
-	capped := capConns(boundSendBuffers(ln), cfg.MaxConns)
-	srv := newHTTPServer(nil, logger)
-	srv.ConnState = capped.ConnState
-	servers := []listening{{http: srv, ln: capped}}
+	ln = capConns(boundSendBuffers(ln), cfg.MaxConns)
+	servers := []listening{{http: newHTTPServer(nil, logger), ln: ln}}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
-			capped.Close()
+			ln.Close()
 			return nil, fmt.Errorf("--metrics-addr: %w", err)
 		}
 		mux := http.NewServeMux()
@@ -354,9 +352,7 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 		// and on the answer, and no body waited for.
 		msrv := newHTTPServer(withoutBodies(mux), logger)
 		msrv.ReadTimeout, msrv.WriteTimeout = 10*time.Second, 30*time.Second
-		mcapped := capConns(mln, metricsMaxConns)
-		msrv.ConnState = mcapped.ConnState
-		servers = append(servers, listening{http: msrv, ln: mcapped})
+		servers = append(servers, listening{http: msrv, ln: capConns(mln, metricsMaxConns)})
 	}
 	return servers, nil
 }
