@@ -247,6 +247,13 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 	s.logger.Log(r.Context(), level, "pixel conversion", args...)
 }
 
+// maxPixelItemPlaces bounds the places of the pixel's repeated item
+// parameters read, empty ones included (an item whose every parameter is
+// empty is none, so a page may leave many): what a cart of
+// maxConversionItems items can need, with room for empty ones, and no
+// more, whatever the length of the query.
+const maxPixelItemPlaces = 4 * maxConversionItems
+
 // pixelItemParams maps the pixel's item parameters to the item's fields.
 var pixelItemParams = map[string]string{"Sku": "Sku", "Quantity": "Quantity", "ItemSaleValue": "SaleValue",
 	"Category": "Category", "Name": "Name", "Brand": "Brand"}
@@ -307,7 +314,7 @@ func pixelInput(q query) (*conversionInput, error) {
 			}
 			i := counts[field]
 			counts[field]++
-			if i >= maxConversionItems {
+			if i >= maxPixelItemPlaces {
 				continue
 			}
 			for len(in.items) <= i {
@@ -320,9 +327,7 @@ func pixelInput(q query) (*conversionInput, error) {
 		}
 	}
 	for _, n := range counts {
-		if n > maxConversionItems {
-			// As the body's: a cart cut short would be credited at less
-			// than its sale.
+		if n > maxPixelItemPlaces {
 			return nil, afftrack.Errorf(afftrack.EINVALID, "Items: has %d items; at most %d", n, maxConversionItems)
 		}
 	}
@@ -333,6 +338,11 @@ func pixelInput(q query) (*conversionInput, error) {
 			in.items = slices.Delete(in.items, i, i+1)
 			in.itemsN = slices.Delete(in.itemsN, i, i+1)
 		}
+	}
+	if len(in.items) > maxConversionItems {
+		// As the body's: a cart cut short would be credited at less
+		// than its sale.
+		return nil, afftrack.Errorf(afftrack.EINVALID, "Items: has %d items; at most %d", len(in.items), maxConversionItems)
 	}
 	return in, nil
 }

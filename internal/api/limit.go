@@ -125,7 +125,8 @@ func (s *Server) acquireList(ctx context.Context, wait time.Duration) (release f
 }
 
 // maxTrackedAddresses bounds the client addresses whose authentication
-// failures are counted: some 100 bytes each.
+// failures are counted: some 100 bytes each, and up to about 400 with
+// their failed keys remembered (40 MB in all at most).
 const maxTrackedAddresses = 100_000
 
 // failureBudget counts failed authentications per client address over a

@@ -107,6 +107,14 @@ func TestPixel(t *testing.T) {
 		}
 	})
 
+	t.Run("items whose every parameter is empty do not count toward the 500", func(t *testing.T) {
+		id := e.creditedClick("/t/1/t/1")
+		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-empty-501&SaleValue=12"+strings.Repeat("&Sku=&ItemSaleValue=", 501)))
+		if tx := e.findTransaction("px-empty-501"); tx == nil || len(tx.Items) != 0 {
+			t.Errorf("transaction %+v, want one without items", tx)
+		}
+	})
+
 	t.Run("the query's ClickId wins over the cookie", func(t *testing.T) {
 		id := e.creditedClick("/t/1/t/1")
 		checkPixel(t, e.click("/t/px/1?ClickId="+id+"&OrderId=px-4&SaleValue=5",
