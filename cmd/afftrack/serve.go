@@ -166,12 +166,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	closeGeo := geo != nil
-	defer func() {
-		if closeGeo { // not handed to the tracking engine, which closes it
-			geo.Close()
-		}
-	}()
+	if geo != nil {
+		defer geo.Close()
+	}
 	db, err := openStore(ctx, dsn, sqlstore.Options{MaxOpenConns: cfg.DBMaxConns})
 	if err != nil {
 		return err
@@ -205,7 +202,6 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	closeGeo = false
 	defer tr.close()
 
 	svc := api.Services{

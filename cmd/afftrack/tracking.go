@@ -47,7 +47,7 @@ func openGeoIP(cfg serveConfig) (*geoip.DB, error) {
 
 // newTracking builds the tracking engine on db and geo (nil: no country
 // database): the link cache, the click buffer and the conversion service.
-// Its close closes geo.
+// geo stays its opener's to close.
 func newTracking(ctx context.Context, cfg serveConfig, db *sqlstore.DB, geo *geoip.DB, loc *time.Location,
 	logger *slog.Logger, m *metrics.Metrics) (*trackingParts, error) {
 	store := sqlstore.NewClickService(db)
@@ -126,7 +126,4 @@ func (tr *trackingParts) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = tr.clicks.Close(ctx)
-	if tr.geo != nil {
-		tr.geo.Close()
-	}
 }

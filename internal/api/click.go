@@ -132,9 +132,7 @@ func (s *Server) setClickCookie(w http.ResponseWriter, link *afftrack.Link, clic
 	if ck.MaxAge <= 0 {
 		ck.MaxAge = -1 // CookieDays 0: a click is never credited later, so no cookie is kept
 	}
-	// The cookie is set by the tracking host: a browser drops a Secure
-	// cookie that comes over http, whatever the API's URL is.
-	if len(s.trackingBase) >= 8 && strings.EqualFold(s.trackingBase[:8], "https://") {
+	if s.secureCookies {
 		ck.Secure, ck.SameSite = true, http.SameSiteNoneMode
 	}
 	http.SetCookie(w, ck)

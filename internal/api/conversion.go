@@ -333,12 +333,14 @@ func pixelInput(q query) (*conversionInput, error) {
 	}
 	// An item whose every parameter was left empty is no item: a pixel
 	// template's `&Sku=&Category=` where the page had no cart.
-	for i := len(in.items) - 1; i >= 0; i-- {
-		if len(in.items[i]) == 0 {
-			in.items = slices.Delete(in.items, i, i+1)
-			in.itemsN = slices.Delete(in.itemsN, i, i+1)
+	kept := 0
+	for i := range in.items {
+		if len(in.items[i]) > 0 {
+			in.items[kept], in.itemsN[kept] = in.items[i], in.itemsN[i]
+			kept++
 		}
 	}
+	in.items, in.itemsN = in.items[:kept], in.itemsN[:kept]
 	if len(in.items) > maxConversionItems {
 		// As the body's: a cart cut short would be credited at less
 		// than its sale.

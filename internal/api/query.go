@@ -17,10 +17,10 @@ import (
 // places: `Category=&Category=Bags` is a second item of Bags.
 type query []queryParam
 
-// queryParam is one parameter, its name unescaped
-// but otherwise as written. A value that does not unescape is kept as
-// written and marked, so that a parameter the function reads is a 400
-// rather than silently absent: a client's filter must never be dropped.
+// queryParam is one parameter, its name unescaped but otherwise as
+// written. A value that does not unescape is kept as written and marked,
+// so that a parameter the function reads is a 400 rather than silently
+// absent: a client's filter must never be dropped.
 type queryParam struct {
 	name, value string
 	badEscape   bool
@@ -49,10 +49,10 @@ func parseQuery(raw string) query {
 }
 
 // lookup returns the first parameter with the given ASCII name, in any
-// ASCII case, and a non-empty value, and whether it is there. Only ASCII letters fold: a name with any
-// other character never matches, so no Unicode case mapping (the dotted
-// capital I lower-cases to i) can make a name that the log's redaction
-// misses (isAPIKeyName) mean the key.
+// ASCII case, and a non-empty value, and whether it is there. Only ASCII
+// letters fold: a name with any other character never matches, so no
+// Unicode case mapping (the dotted capital I lower-cases to i) can make a
+// name that the log's redaction misses (isAPIKeyName) mean the key.
 func (q query) lookup(name string) (queryParam, bool) {
 	for _, p := range q {
 		if p.value != "" && asciiEqualFold(p.name, name) {

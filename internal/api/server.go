@@ -180,6 +180,7 @@ type Server struct {
 	nsMerchant, nsAffiliate string
 	trackingBase            string
 	trackingPath            string // the path of trackingBase, where the tracking routes live
+	secureCookies           bool   // trackingBase is https, so the click cookie is Secure
 	handler                 http.Handler
 	lists                   chan struct{} // a slot per list streamed at once; nil for no bound
 	authFailures            *failureBudget
@@ -208,6 +209,9 @@ func NewServer(cfg Config, svc Services, logger *slog.Logger, clock afftrack.Clo
 	}
 	if u, err := url.Parse(s.trackingBase); err == nil {
 		s.trackingPath = strings.TrimSuffix(u.EscapedPath(), "/")
+		// The cookie is set by the tracking host: a browser drops a
+		// Secure cookie that comes over http, whatever the API's URL is.
+		s.secureCookies = u.Scheme == "https"
 	}
 
 	if cfg.MaxListStreams > 0 {

@@ -349,10 +349,7 @@ func (d *Deliverer) putOff(ctx context.Context, n afftrack.Notification, until t
 	}
 	wait := until.Sub(d.o.Now())
 	next := now.Add(wait + time.Duration(float64(wait)*0.2*d.jitter()))
-	if err := d.outbox.NotificationDeferred(rctx, n.ID, next, why); err != nil {
-		return err
-	}
-	return nil
+	return d.outbox.NotificationDeferred(rctx, n.ID, next, why)
 }
 
 // perAffiliate is how many notifications of one affiliate are called at

@@ -270,7 +270,7 @@ func (w *whereBuilder) start(selectText, accountColumn string, accountID int64, 
 		return "", afftrack.Errorf(afftrack.EINVALID, "dateProperty: unknown date property %d", p)
 	}
 	w.b.WriteString(selectText)
-	// listQuery.page moves the start, $2, from page to page.
+	// listQuery.from moves the start, $2, from page to page.
 	w.b.WriteString("WHERE " + accountColumn + " = $1 AND " + col + " >= $2 AND " + col + " < $3")
 	w.args = []any{accountID, toMillis(from), toMillis(until)}
 	return col, nil

@@ -69,8 +69,7 @@ func (q listQuery) first() (string, []any) {
 // alone and reads that date's rows from its start, which is fewer than a
 // page here, as the date began within the page before.
 func (q listQuery) after(c cursor) (string, []any) {
-	args := append(slices.Clone(q.args), c.id)
-	args[1] = c.date
+	args := q.from(c.date, c.id)
 	return q.text + " AND (" + q.order + ", t.id) > ($2, $" + strconv.Itoa(len(args)) + ")" + q.orderLimit(), args
 }
 
@@ -80,8 +79,7 @@ func (q listQuery) after(c cursor) (string, []any) {
 // the row value of after would make SQLite read a date shared by many
 // pages of rows (a payout run's) from its start again for each page.
 func (q listQuery) sameDate(c cursor) (string, []any) {
-	args := append(slices.Clone(q.args), c.id)
-	args[1] = c.date
+	args := q.from(c.date, c.id)
 	return q.text + " AND " + q.order + " = $2 AND t.id > $" + strconv.Itoa(len(args)) + q.orderLimit(), args
 }
 
@@ -91,9 +89,15 @@ func (q listQuery) sameDate(c cursor) (string, []any) {
 // statements the store keeps prepared for each text it sees (stmt.go),
 // one for each count, until none were left for the lookups.
 func (q listQuery) later(date int64) (string, []any) {
-	args := slices.Clone(q.args)
+	return q.text + " AND " + q.order + " > $2" + q.orderLimit(), q.from(date)
+}
+
+// from returns the list's arguments with the range's start ($2,
+// whereBuilder.start) moved to date, and extra appended.
+func (q listQuery) from(date int64, extra ...any) []any {
+	args := append(slices.Clone(q.args), extra...)
 	args[1] = date
-	return q.text + " AND " + q.order + " > $2" + q.orderLimit(), args
+	return args
 }
 
 // orderLimit is the list's order and a page's bound.
@@ -111,9 +115,9 @@ func (q listQuery) date(t *afftrack.Transaction) int64 {
 
 // stream runs list query q in view v a page at a time, handing fn each
 // transaction; fn's error is returned as it is. Each page is read by
-// statements of its own, so a list longer than a page is not one snapshot: ordered
-// by DateModified, a transaction changed while the list is sent may come
-// again, in its later state, further on.
+// statements of its own, so a list longer than a page is not one
+// snapshot: ordered by DateModified, a transaction changed while the list
+// is sent may come again, in its later state, further on.
 func (s *TransactionService) stream(ctx context.Context, v transactionView, q listQuery,
 	fn func(*afftrack.Transaction) error) error {
 	p := pages.Get().(*[]afftrack.Transaction)
