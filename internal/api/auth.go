@@ -88,11 +88,13 @@ func (s *Server) authenticatedWrite(kind afftrack.AccountKind, h apiHandler) htt
 
 // authenticate returns the active account of the given kind that owns the
 // request's key, taken from the apiKey parameter or the X-Api-Key header,
-// within its address's budget of failed authentications: an address whose
-// failures are spent is answered 429 (refused) before its key is looked
-// at. A key whose answer the key cache holds is answered from it (see
-// cachedAuthenticator); any other takes a place in the budget for its
-// lookup, given back, and counted if it failed, however the lookup ends.
+// within its address's budget of failed authentications (failureBudget):
+// a lookup of an address whose failures are spent waits its turn, and is
+// answered 429 (refused) when that is too far off. A key whose answer the
+// key cache holds is answered from it at once (see cachedAuthenticator),
+// as looking nothing up it tells a guesser nothing new; any other takes a
+// place in the budget for its lookup, given back, and counted if it
+// failed, however the lookup ends.
 // Every way to fail is the same EUNAUTHORIZED, so a caller cannot tell a
 // wrong key from a suspended account; only a store failure differs.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, kind afftrack.AccountKind) (account *afftrack.Account, refused bool, err error) {
@@ -106,16 +108,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, kind afftr
 	if c, isCache := s.svc.Accounts.(cachedAuthenticator); isCache && hash != "" {
 		account, cached, err = c.CachedAuthenticate(hash)
 	}
-	var wait time.Duration
-	if cached {
-		wait = s.authFailures.spent(addr, s.clock())
-	} else {
-		wait = s.authFailures.begin(r.Context(), addr, s.clock)
-	}
-	if wait > 0 {
-		w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
-		s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
-		return nil, true, nil
+	if !cached {
+		if wait := s.authFailures.begin(r.Context(), addr, s.clock); wait > 0 {
+			w.Header().Set(headerRetryAfter, strconv.FormatInt(max(ceilSeconds(wait), 1), 10))
+			s.writeError(w, r, &afftrack.Error{Code: afftrack.ERATELIMIT, Message: messageRateLimited})
+			return nil, true, nil
+		}
 	}
 	failed := false // a panic in the lookup gives the place back, uncounted
 	defer func() {

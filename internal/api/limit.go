@@ -140,6 +140,12 @@ const maxTrackedAddresses = 100_000
 // A lookup in flight counts as a failure to come until it ends, so guesses
 // sent at once, each passing the check while the others are still looked
 // up, cannot spend more than the budget.
+// An address whose failures are spent is slowed down, not shut out: its
+// lookups go one at a time, a minute's share of the budget apart (3 s at
+// 20), for the rest of its minute, and each is answered as any other
+// (401 or the call's answer), so the contract's order of checks holds for
+// a client that calls one at a time; only a lookup that would wait longer
+// than slowWait for its turn is refused (429).
 // Its memory is bounded: when it tracks max
 // addresses, those whose minute is over are forgotten, and if none is,
 // one arbitrary address is (Go's map order is random), so a flood of new
@@ -162,6 +168,7 @@ type failureWindow struct {
 	pending int
 	failed  []uint64      // at most rememberedFailedKeys, the latest last
 	wake    chan struct{} // closed when a lookup ends, for those waiting; nil: none waits
+	next    time.Time     // once the failures are spent, when the next lookup may begin
 }
 
 // rememberedFailedKeys is how many of an address's failed keys in its
@@ -179,13 +186,27 @@ func newFailureBudget(perMinute, max int) *failureBudget {
 // before it of its address to end.
 const busyWait = time.Second
 
+// slowWait bounds how long a lookup of an address whose failures are
+// spent waits for its turn: one turn at the default budget, so that a
+// client calling one at a time is always answered, and at most a couple
+// of an address's requests are held waiting.
+const slowWait = 5 * time.Second
+
+// spacing is how far apart the lookups of an address whose failures are
+// spent begin: a minute's share of the budget.
+func (b *failureBudget) spacing() time.Duration {
+	return time.Minute / time.Duration(b.perMinute)
+}
+
 // begin takes a place for one lookup of addr's key, or returns how long
-// addr must wait: until its minute is over when its failures are spent.
-// While the lookups in flight would spend what is left, it waits for one
-// of them to end (they take milliseconds), so that an aggregator whose
-// many keys are looked up at once is served in turn, and a burst of
-// guesses finds the budget spent; after busyWait, or when ctx ends, it
-// gives up and returns a second. A place taken must be given back by end.
+// addr must wait before asking again. While the lookups in flight would
+// spend what is left of the budget, it waits for one of them to end (they
+// take milliseconds), so that an aggregator whose many keys are looked up
+// at once is served in turn, and a burst of guesses finds the budget
+// spent; after busyWait, or when ctx ends, it gives up and returns a
+// second. Once the budget is spent, it waits for addr's next turn (see
+// failureBudget), or returns how long until that turn when it is beyond
+// slowWait. A place taken must be given back by end.
 func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.Time) time.Duration {
 	if b.perMinute <= 0 {
 		return 0
@@ -199,8 +220,23 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 			w = failureWindow{start: t, pending: w.pending, wake: w.wake}
 		}
 		if w.n >= b.perMinute {
+			turn := t
+			if w.next.After(t) {
+				turn = w.next
+			}
+			if d := turn.Sub(t); d > slowWait {
+				b.mu.Unlock()
+				return d
+			}
+			w.next = turn.Add(b.spacing())
+			w.pending++
+			b.addrs[addr] = w
 			b.mu.Unlock()
-			return w.start.Add(time.Minute).Sub(t)
+			if !sleep(ctx, turn.Sub(t)) {
+				b.settle(addr, "", 1, false, now())
+				return time.Second
+			}
+			return 0
 		}
 		if w.n+w.pending < b.perMinute {
 			if !ok {
@@ -235,19 +271,19 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 	}
 }
 
-// spent returns how long addr must wait because its failures are spent,
-// 0 if they are not: the check of a key that needs no lookup.
-func (b *failureBudget) spent(addr string, now time.Time) time.Duration {
-	if b.perMinute <= 0 {
-		return 0
+// sleep waits for d, or reports false if ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	w, ok := b.addrs[addr]
-	if !ok || now.Sub(w.start) >= time.Minute || w.n < b.perMinute {
-		return 0
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	return w.start.Add(time.Minute).Sub(now)
 }
 
 // end gives back the place begin took for addr's lookup of key and, if it
@@ -301,6 +337,9 @@ func (b *failureBudget) settle(addr, key string, places int, failed bool, now ti
 		}
 		w.failed = append(w.failed, h)
 		w.n++
+		if w.n == b.perMinute {
+			w.next = now.Add(b.spacing())
+		}
 	}
 	if w.n == 0 && w.pending == 0 && w.wake == nil {
 		delete(b.addrs, addr)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,15 +70,77 @@ func TestAuthenticationFailuresAreBudgetedPerAddress(t *testing.T) {
 	for i := range 3 {
 		mustStatus(t, do("192.0.2.1", fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
 	}
-	t.Run("the address is refused once its failures are spent, even with a good key", func(t *testing.T) {
+	t.Run("the address's next turn is a minute's share of the budget away, beyond the wait for it", func(t *testing.T) {
 		w := do("192.0.2.1", merchantKey)
 		mustStatus(t, w, http.StatusTooManyRequests)
-		if got := w.Header().Get("Retry-After"); got != "60" {
-			t.Errorf("Retry-After = %q, want 60 (the clock stands still)", got)
+		if got := w.Header().Get("Retry-After"); got != "20" {
+			t.Errorf("Retry-After = %q, want 20 (a minute over 3; the clock stands still)", got)
 		}
 	})
 	t.Run("another address is not", func(t *testing.T) {
 		mustStatus(t, do("192.0.2.2", merchantKey), http.StatusOK)
+	})
+}
+
+// TestAnAddressWhoseFailuresAreSpentIsSlowedDown: past its budget, an
+// address's lookups go a minute's share of the budget apart, each
+// answered as usual, so a client calling one at a time meets the
+// contract's order of checks (401 before 429) however many keys it tries.
+func TestAnAddressWhoseFailuresAreSpentIsSlowedDown(t *testing.T) {
+	const perMinute = 300 // lookups 200 ms apart once spent
+	spacing := time.Minute / perMinute
+	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = perMinute })
+	started := time.Now()
+	h.srv.clock = func() time.Time { return fixedNow.Add(time.Since(started)) }
+	do := func(key string) *httptest.ResponseRecorder { return lookupFrom(h, "192.0.2.1", "", key) }
+	for i := range perMinute {
+		mustStatus(t, do(fmt.Sprintf("guess-%d", i)), http.StatusUnauthorized)
+	}
+	for _, c := range []struct {
+		name string
+		key  string
+		want int
+	}{
+		{"a good key waits its turn and is served", merchantKey, http.StatusOK},
+		{"a new guess waits its turn and is refused as unknown", "guess-new", http.StatusUnauthorized},
+		{"a guess tried before waits its turn too", "guess-1", http.StatusUnauthorized},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			mustStatus(t, do(c.key), c.want)
+			if d := time.Since(start); d < spacing/2 {
+				t.Errorf("answered after %v, want about %v", d, spacing)
+			}
+		})
+	}
+	t.Run("calls at once beyond a few turns are refused with the wait", func(t *testing.T) {
+		counts := map[int]int{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for i := range 60 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w := do(fmt.Sprintf("burst-%d", i))
+				mu.Lock()
+				counts[w.Code]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		turns := int(slowWait/spacing) + 1
+		if counts[http.StatusUnauthorized] > turns || counts[http.StatusUnauthorized]+counts[http.StatusTooManyRequests] != 60 {
+			t.Errorf("answers by status %v, want at most %d 401s (the turns within %v) and the rest 429", counts, turns, slowWait)
+		}
+	})
+	t.Run("a minute later the budget is whole again", func(t *testing.T) {
+		h.srv.clock = func() time.Time { return fixedNow.Add(time.Minute + time.Since(started)) }
+		start := time.Now()
+		mustStatus(t, do("guess-after"), http.StatusUnauthorized)
+		mustStatus(t, do(merchantKey), http.StatusOK)
+		if d := time.Since(start); d > spacing/2 {
+			t.Errorf("took %v, want no wait", d)
+		}
 	})
 }
 
