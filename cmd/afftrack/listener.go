@@ -2,27 +2,58 @@ package main
 
 import (
 	"net"
+	"net/http"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // capConns bounds the connections open at once on ln to max (0: no
-// bound). A connection beyond it is accepted and closed at once rather
-// than left in the kernel's queue: the client learns straight away, and
-// the process never runs out of file descriptors however many clients
-// connect and then dawdle.
+// bound). A connection beyond it takes the place of one that has waited
+// minWaiting or longer for a request (silent since it connected, or idle
+// since its last answer), so that clients which only hold connections
+// cannot shut new ones out for the minutes of the idle timeout; the
+// server's ConnState must be the listener's. With none such, the new
+// connection is accepted and closed at once rather than left in the
+// kernel's queue: the client learns straight away, and the process never
+// runs out of file descriptors however many clients connect and dawdle.
 func capConns(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &cappedListener{Listener: ln, slots: make(chan struct{}, max)}
+	return &cappedListener{Listener: ln, slots: make(chan struct{}, max), conns: map[*cappedConn]struct{}{},
+		minWaiting: minWaiting}
 }
+
+// capped pairs srv with ln, telling a capped listener the states of its
+// connections, which it needs to know which may give their place up.
+func capped(srv *http.Server, ln net.Listener) listening {
+	if cl, ok := ln.(*cappedListener); ok {
+		srv.ConnState = cl.ConnState
+	}
+	return listening{http: srv, ln: ln}
+}
+
+// minWaiting is how long a connection must have waited for a request
+// before a new one may take its place: far beyond the pause between a
+// busy client's requests, so only a connection its client has left alone
+// goes, as at the idle timeout, which every HTTP client must expect.
+const minWaiting = 2 * time.Second
+
+// evictionWait bounds how long a connection beyond the cap waits for the
+// place of the one told to go.
+const evictionWait = 100 * time.Millisecond
 
 type cappedListener struct {
 	net.Listener
-	slots chan struct{}
+	slots      chan struct{}
+	minWaiting time.Duration
+
+	mu    sync.Mutex
+	conns map[*cappedConn]struct{}
 }
 
-// Accept returns the next connection for which there is a slot.
+// Accept returns the next connection for which there is a place.
 func (l *cappedListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
@@ -31,23 +62,92 @@ func (l *cappedListener) Accept() (net.Conn, error) {
 		}
 		select {
 		case l.slots <- struct{}{}:
-			return &cappedConn{Conn: c, free: func() { <-l.slots }}, nil
+			return l.track(c), nil
 		default:
-			c.Close()
 		}
+		if l.evict(time.Now()) {
+			t := time.NewTimer(evictionWait)
+			select {
+			case l.slots <- struct{}{}:
+				t.Stop()
+				return l.track(c), nil
+			case <-t.C:
+			}
+		}
+		c.Close()
 	}
 }
 
-// cappedConn gives its slot back when it is closed, once.
+// track returns c as a connection holding a place, waiting for its first
+// request.
+func (l *cappedListener) track(c net.Conn) *cappedConn {
+	cc := &cappedConn{Conn: c, l: l}
+	cc.waiting.Store(time.Now().UnixNano())
+	l.mu.Lock()
+	l.conns[cc] = struct{}{}
+	l.mu.Unlock()
+	return cc
+}
+
+// evict tells the connection that has waited the longest for a request,
+// if it has for minWaiting, to stop: its read deadline is set to now, so
+// net/http, waiting to read its next request, closes it as at its idle
+// timeout. A request that has just arrived is not cut: net/http sets its
+// own deadlines as it reads one, and the answer's writes have none of
+// ours. It reports whether one was told.
+func (l *cappedListener) evict(now time.Time) bool {
+	before := now.Add(-l.minWaiting).UnixNano()
+	l.mu.Lock()
+	var oldest *cappedConn
+	var since int64
+	for c := range l.conns {
+		if w := c.waiting.Load(); w != 0 && w <= before && (oldest == nil || w < since) {
+			oldest, since = c, w
+		}
+	}
+	if oldest != nil && !oldest.waiting.CompareAndSwap(since, 0) {
+		oldest = nil // a request began meanwhile
+	}
+	l.mu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	_ = oldest.SetReadDeadline(now)
+	return true
+}
+
+// ConnState keeps, for evict, since when each connection has waited for
+// a request: from its last answer (idle) until the next request is read
+// (active).
+func (l *cappedListener) ConnState(c net.Conn, s http.ConnState) {
+	cc, ok := c.(*cappedConn)
+	if !ok {
+		return
+	}
+	switch s {
+	case http.StateIdle:
+		cc.waiting.Store(time.Now().UnixNano())
+	case http.StateActive, http.StateHijacked, http.StateClosed:
+		cc.waiting.Store(0)
+	}
+}
+
+// cappedConn gives its place back when it is closed, once.
 type cappedConn struct {
 	net.Conn
-	once sync.Once
-	free func()
+	l       *cappedListener
+	once    sync.Once
+	waiting atomic.Int64 // Unix nanoseconds since it waits for a request; 0: it does not
 }
 
 func (c *cappedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.free)
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.conns, c)
+		c.l.mu.Unlock()
+		<-c.l.slots
+	})
 	return err
 }
 

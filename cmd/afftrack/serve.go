@@ -333,7 +333,7 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 		return nil, err
 	}
 	ln = capConns(boundSendBuffers(ln), cfg.MaxConns)
-	servers := []listening{{http: newHTTPServer(nil, logger), ln: ln}}
+	servers := []listening{capped(newHTTPServer(nil, logger), ln)}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
@@ -348,7 +348,7 @@ func listen(cfg serveConfig, metricsHandler http.Handler, logger *slog.Logger) (
 		// and on the answer, and no body waited for.
 		msrv := newHTTPServer(withoutBodies(mux), logger)
 		msrv.ReadTimeout, msrv.WriteTimeout = 10*time.Second, 30*time.Second
-		servers = append(servers, listening{http: msrv, ln: capConns(mln, metricsMaxConns)})
+		servers = append(servers, capped(msrv, capConns(mln, metricsMaxConns)))
 	}
 	return servers, nil
 }
