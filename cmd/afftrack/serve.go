@@ -259,10 +259,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}, svc, logger, time.Now)
 	servers[0].http.Handler = server.Handler()
 
-	// The scheduled work runs beside the API until the stop begins.
+	// The scheduled work runs beside the API until the stop begins; the
+	// notification calls under way then may finish within the timeout.
 	workCtx, stopWork := context.WithCancel(ctx)
-	work := tr.startWork(workCtx, cfg, logger)
-	defer func() { stopWork(); work.Wait() }()
+	drainWork, cutWork := context.WithCancel(context.WithoutCancel(ctx))
+	work := tr.startWork(workCtx, drainWork, cfg, logger)
+	defer func() { stopWork(); cutWork(); work.Wait() }()
 
 	served := make(chan error, len(servers))
 	for _, s := range servers {
@@ -287,6 +289,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
+	context.AfterFunc(shutdownCtx, cutWork)
 	// The requests may take all but the last quarter of the timeout (at
 	// most 5 s of it), which is kept for writing the clicks they made: a
 	// client that never finishes must not cost the clicks of the others.
@@ -312,6 +315,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if err := tr.clicks.Close(shutdownCtx); err != nil {
 		logger.Error("clicks lost at stop", "error", err)
 	}
+	work.Wait() // the notification calls under way, cut when the timeout ends
 	logger.Info("stopped")
 	return nil
 }

@@ -78,18 +78,19 @@ func newTracking(ctx context.Context, cfg serveConfig, db *sqlstore.DB, geo *geo
 	return tr, nil
 }
 
-// startWork starts the work beside the API: delivering affiliates'
-// notifications, and locking transactions whose validation date has come,
-// every --lifecycle-interval. Several replicas
-// may run it at once; each transaction changes once.
-func (tr *trackingParts) startWork(ctx context.Context, cfg serveConfig, logger *slog.Logger) *sync.WaitGroup {
+// startWork starts the work beside the API, until ctx ends: delivering
+// affiliates' notifications, and locking transactions whose validation
+// date has come, every --lifecycle-interval. Several replicas may run it
+// at once; each transaction changes once. The notification calls under way
+// when ctx ends go on until drain ends.
+func (tr *trackingParts) startWork(ctx, drain context.Context, cfg serveConfig, logger *slog.Logger) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	deliverer := notify.New(tr.outbox, notify.Options{AllowPrivate: cfg.NotifyPrivate, Location: tr.loc,
 		Logger: logger, Observe: tr.metrics.NotificationAttempt, FirstRetry: cfg.NotifyRetry})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_ = deliverer.Run(ctx) // returns when ctx ends
+		_ = deliverer.Run(ctx, drain) // returns when ctx ends and the calls under way have
 	}()
 	if cfg.LifecycleEvery > 0 {
 		wg.Add(1)

@@ -178,14 +178,16 @@ func New(outbox afftrack.NotificationOutbox, o Options) *Deliverer {
 func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.Location) }
 
 // Run delivers notifications until ctx ends, waits for the calls under
-// way, then returns nil. It claims notifications as call slots come free
+// way, which go on until drain ends, then returns nil: a clean stop lets
+// the calls it finds finish (each is bounded by Timeout), where cutting
+// them would have their receivers called again once the lease is over. It claims notifications as call slots come free
 // rather than a batch at a time, and at most perAffiliate of one
 // affiliate, none of an affiliate it is still calling, and calls none
 // whose receiver it has paused (pauses): a receiver that hangs until
 // every call's timeout holds a few slots now and then, and the other
 // receivers' notifications go on through the rest. A poll that fails
 // (the store is down) is logged and retried at the next interval.
-func (d *Deliverer) Run(ctx context.Context) error {
+func (d *Deliverer) Run(ctx, drain context.Context) error {
 	calls := newCalls(d.o.Concurrency)
 	defer calls.wait()
 	timer := time.NewTimer(0)
@@ -204,7 +206,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		if want == 0 {
 			continue // every slot is busy: the next call to end wakes the loop
 		}
-		claimed, err := d.poll(ctx, calls, want)
+		claimed, err := d.poll(ctx, drain, calls, want)
 		err = errors.Join(err, calls.takeErrs())
 		if now := d.o.Now(); err == nil && (sweeping || now.Sub(swept) >= d.o.sweepInterval()) {
 			// One batch a poll, as pruning, so a large sweep (the
@@ -300,14 +302,15 @@ func (d *Deliverer) pruneBatch(ctx context.Context) bool {
 // returns how many calls it made; the error is from the store.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
 	calls := newCalls(d.o.Concurrency)
-	_, err := d.poll(ctx, calls, d.o.Batch)
+	_, err := d.poll(ctx, ctx, calls, d.o.Batch)
 	started := calls.wait()
 	return started, errors.Join(err, calls.takeErrs())
 }
 
 // poll claims up to max notifications and starts their calls, each as a
-// slot of calls comes free, and returns how many it claimed.
-func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed int, err error) {
+// slot of calls comes free, until ctx ends, and returns how many it
+// claimed. The calls run until callCtx ends.
+func (d *Deliverer) poll(ctx, callCtx context.Context, calls *calls, max int) (claimed int, err error) {
 	claimedAt := d.now()
 	ns, err := d.outbox.ClaimNotifications(ctx, afftrack.NotificationClaim{Now: claimedAt, Lease: d.o.Lease, Max: max,
 		PerAffiliate: d.o.perAffiliate(), Skip: calls.busy(), SkipReceivers: d.paused.active(d.o.Now())})
@@ -330,7 +333,7 @@ func (d *Deliverer) poll(ctx context.Context, calls *calls, max int) (claimed in
 			calls.release()
 			break
 		}
-		calls.start(n.AffiliateID, func() error { return d.deliver(ctx, n) })
+		calls.start(n.AffiliateID, func() error { return d.deliver(callCtx, n) })
 	}
 	return len(ns), err
 }

@@ -46,7 +46,7 @@ func waitDelivered(outbox *fakeOutbox, id int64) time.Duration {
 func startRun(t *testing.T, d *Deliverer) (stop func() error) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	go func() { done <- d.Run(ctx, ctx) }()
 	return func() error {
 		cancel()
 		return <-done
@@ -122,6 +122,58 @@ func TestDelivererRunDeliversUntilCancelled(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Errorf("Run = %v; want nil once cancelled", err)
+	}
+}
+
+// TestAStopLetsTheCallsUnderWayFinish: once Run's ctx ends, it claims
+// nothing more, and the calls under way go on until drain ends, so a
+// clean stop does not have their receivers called again after the lease.
+func TestAStopLetsTheCallsUnderWayFinish(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		cut       bool // drain ends too
+		delivered bool
+	}{
+		{"a call under way when the stop begins is delivered and recorded", false, true},
+		{"a call still under way when the drain ends is cut, unrecorded", true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			answering := make(chan struct{})
+			answer := make(chan struct{})
+			recv := newReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+				close(answering)
+				select {
+				case <-answer:
+				case <-r.Context().Done():
+				}
+			})
+			outbox := &fakeOutbox{}
+			id := outbox.add(recv.URL, time.Now().UTC().Add(-time.Second))
+			d := New(outbox, Options{AllowPrivate: true, Interval: 10 * time.Millisecond})
+			ctx, stop := context.WithCancel(t.Context())
+			drain, cut := context.WithCancel(t.Context())
+			defer cut()
+			done := make(chan error, 1)
+			go func() { done <- d.Run(ctx, drain) }()
+			<-answering
+			stop()
+			outbox.add(recv.URL, time.Now().UTC().Add(-time.Second)) // due, but the stop has begun
+			if c.cut {
+				cut()
+			} else {
+				time.Sleep(50 * time.Millisecond)
+				close(answer)
+			}
+			if err := <-done; err != nil {
+				t.Errorf("Run = %v, want nil", err)
+			}
+			if got := outbox.row(id).delivered; got != c.delivered {
+				t.Errorf("delivered = %v, want %v", got, c.delivered)
+			}
+			if n := recv.requests.Load(); n != 1 {
+				t.Errorf("the receiver was called %d times, want once: nothing is claimed after the stop", n)
+			}
+		})
 	}
 }
 
