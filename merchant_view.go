@@ -72,23 +72,30 @@ type MemberAffiliateFilter struct {
 // TrafficSources stands for (v1-surface.md section 4.1): its TrafficType,
 // Approved if its traffic source is approved else Pending, and its
 // TrafficSource as the WebsiteUrl, EmailListName or SocialMediaPageUrl by
-// type (null when empty), the rest null.
+// type (null when empty), the rest null. The TrafficSource is free text,
+// so as a WebsiteUrl or SocialMediaPageUrl it is null unless it passes
+// the check the import makes of those fields (WebURLProblem): a merchant's
+// page would otherwise link to whatever an affiliate wrote there, such as
+// javascript:.
 func MembershipTrafficSource(t TrafficType, source string, approved bool) TrafficSource {
 	ts := TrafficSource{Type: t, Status: TrafficSourcePending}
 	if approved {
 		ts.Status = TrafficSourceApproved
 	}
-	var v Null[string]
+	var text, url Null[string]
 	if source != "" {
-		v = Some(source)
+		text = Some(source)
+		if WebURLProblem(source) == "" {
+			url = text
+		}
 	}
 	switch TrafficSourceGroup(t) {
 	case TrafficTypeWebsite:
-		ts.WebsiteURL = v
+		ts.WebsiteURL = url
 	case TrafficTypeEmailList:
-		ts.EmailListName = v
+		ts.EmailListName = text
 	case TrafficTypeSocialMediaPage:
-		ts.SocialMediaPageURL = v
+		ts.SocialMediaPageURL = url
 	}
 	return ts
 }
