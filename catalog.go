@@ -43,11 +43,13 @@ func (m *AffiliateMerchant) NewCategory(i int) Null[string] {
 
 // Commission returns the program's CommissionRate, CommissionMinimum and
 // CommissionMaximum, in ten-thousandths (a Percent or a Money: both have
-// four fractional digits), and CommissionZero. The rate is the
-// Commission's Percent for Percent per Sale, its Flat otherwise; the
-// minimum and maximum are over it and the Rules of the same kind; zero
-// is true when the Commission or a rule pays 0.
-func (m *AffiliateMerchant) Commission() (rate, lowest, highest int64, zero bool) {
+// four fractional digits), and CommissionZero, as affiliate affiliateID
+// sees them. The rate is the Commission's Percent for Percent per Sale,
+// its Flat otherwise; the minimum and maximum are over it and the Rules
+// of the same kind; zero is true when the Commission or a rule pays 0.
+// A rule naming another affiliate is left out: it is that affiliate's
+// private deal, and it never prices this affiliate's sales.
+func (m *AffiliateMerchant) Commission(affiliateID int64) (rate, lowest, highest int64, zero bool) {
 	percent := m.Program.MerchantType() == MerchantTypePercentPerSale
 	amount := func(r *CommissionRule) (int64, bool) {
 		if percent {
@@ -62,6 +64,9 @@ func (m *AffiliateMerchant) Commission() (rate, lowest, highest int64, zero bool
 	lowest, highest, zero = rate, rate, pays0(&m.Program.Commission)
 	for i := range m.Program.Rules {
 		r := &m.Program.Rules[i]
+		if r.AffiliateID.Valid && r.AffiliateID.Value != affiliateID {
+			continue
+		}
 		zero = zero || pays0(r)
 		if v, ok := amount(r); ok {
 			lowest, highest = min(lowest, v), max(highest, v)

@@ -227,7 +227,7 @@ func TestTheGoClientReadsEveryFunctionOfTheDemo(t *testing.T) {
 		}, &client.Merchant{
 			ID: 1, DateCreated: at("2023-06-01T09:00:00.000"), DateModified: at("2024-01-02T10:00:00.000"), Name: example,
 			AvatarURL: avatar1, CommissionType: client.PercentPerSale, CommissionRate: "10.00", CommissionMinimum: "10.00",
-			CommissionMaximum: "15.00", CookieLength: 720, ValidationPeriod: new(int64(336)),
+			CommissionMaximum: "12.50", CookieLength: 720, ValidationPeriod: new(int64(336)),
 			Category: new("Clothing & Accessories"), Category2: new("Clothing & Accessories"), Category3: new("Family"),
 			NewCategory: new("Clothing & Accessories / Shoes"), NewCategory2: new("Clothing & Accessories / Jewellery"),
 			NewCategory3: new("Family"), Summary: "Clothing, shoes and accessories for the whole family.",

@@ -59,7 +59,7 @@ func (s *Server) handleAffiliateMerchants(w http.ResponseWriter, r *http.Request
 	if st.neg.format == formatXML {
 		b = appendXMLOpen(b, "MerchantArray", st.ns)
 		for _, m := range list {
-			b = appendAffiliateMerchantXML(b, m, "", m.Program.TargetURL,
+			b = appendAffiliateMerchantXML(b, m, account.Ref.ID, "", m.Program.TargetURL,
 				merchantTrackingURL(s.trackingBase, account.Ref.ID, m.ID, offerLink{}))
 		}
 		b = appendXMLClose(b, "MerchantArray")
@@ -69,7 +69,7 @@ func (s *Server) handleAffiliateMerchants(w http.ResponseWriter, r *http.Request
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendAffiliateMerchantJSON(b, m, m.Program.TargetURL,
+			b = appendAffiliateMerchantJSON(b, m, account.Ref.ID, m.Program.TargetURL,
 				merchantTrackingURL(s.trackingBase, account.Ref.ID, m.ID, offerLink{}))
 		}
 		b = append(b, ']')
@@ -107,9 +107,9 @@ func (s *Server) handleAffiliateMerchant(w http.ResponseWriter, r *http.Request,
 	buf := getBody()
 	b := st.neg.open(*buf)
 	if st.neg.format == formatXML {
-		b = appendAffiliateMerchantXML(b, m, st.ns, target, trackingURL)
+		b = appendAffiliateMerchantXML(b, m, account.Ref.ID, st.ns, target, trackingURL)
 	} else {
-		b = appendAffiliateMerchantJSON(b, m, target, trackingURL)
+		b = appendAffiliateMerchantJSON(b, m, account.Ref.ID, target, trackingURL)
 	}
 	s.respond(w, st, http.StatusOK, st.neg.close(b))
 	putBody(buf, b)

@@ -25,7 +25,8 @@ const (
 // caNetwork: merchant 1 (markup in its name; Percent, a Flat 0 rule;
 // Joined by affiliate 1), 2 (Dollar per Sale, categories; unlisted,
 // affiliate 2 Pending), 3 (Suspended), 4 (no TargetUrl), 5 (no
-// Commission), 6 (listed, no membership). Banners 11 of merchant 1, 12
+// Commission), 6 (listed, no membership; 3% with a rule for each
+// affiliate: 4% for 1, 25% for 2, 0% for 3). Banners 11 of merchant 1, 12
 // of merchant 1 in group 2 expired 2024-06-14, 21 of merchant 2.
 const caNetwork = `{
   "Merchants": [
@@ -48,7 +49,9 @@ const caNetwork = `{
      "Program": {"TargetUrl": "https://five.example/"}},
     {"Id": 6, "Name": "Six", "AvatarUrl": "https://cdn.example.com/6.png", "Status": "Active",
      "DateCreated": "2023-06-01T00:00:00", "DateModified": "2023-06-01T00:00:00",
-     "Program": {"TargetUrl": "https://six.example/", "Commission": {"Percent": 3}}}
+     "Program": {"TargetUrl": "https://six.example/", "Commission": {"Percent": 3},
+                 "Rules": [{"AffiliateId": 1, "Percent": 4}, {"AffiliateId": 2, "Percent": 25},
+                           {"AffiliateId": 3, "Percent": 0}]}}
   ],
   "Affiliates": [
     {"Id": 1, "ContactName": "Ann Lee", "BusinessName": "Lee Media", "Status": "Active", "ApiKeys": ["` + caAffiliate1Key + `"]},
@@ -138,6 +141,40 @@ func TestCatalogGoldenBodies(t *testing.T) {
 					t.Errorf("Content-Type %q, want %q", got, f.contentType)
 				}
 				golden(t, tt.name+f.ext, w.Body.Bytes())
+			})
+		}
+	}
+}
+
+func TestCatalogCommissionOfTheCaller(t *testing.T) {
+	h := catalogServer(t)
+	tests := []struct{ name, key, json, xml string }{
+		{"affiliate 1 sees its 4% and not the others' deals", caAffiliate1Key,
+			`"CommissionRate":3.00,"CommissionMinimum":3.00,"CommissionMaximum":4.00,"CommissionZero":false`,
+			`<CommissionRate>3.00</CommissionRate><CommissionMinimum>3.00</CommissionMinimum>` +
+				`<CommissionMaximum>4.00</CommissionMaximum><CommissionZero>false</CommissionZero>`},
+		{"affiliate 2 sees its 25%", caAffiliate2Key,
+			`"CommissionRate":3.00,"CommissionMinimum":3.00,"CommissionMaximum":25.00,"CommissionZero":false`,
+			`<CommissionRate>3.00</CommissionRate><CommissionMinimum>3.00</CommissionMinimum>` +
+				`<CommissionMaximum>25.00</CommissionMaximum><CommissionZero>false</CommissionZero>`},
+		{"affiliate 3 sees its 0%", caAffiliate3Key,
+			`"CommissionRate":3.00,"CommissionMinimum":0.00,"CommissionMaximum":3.00,"CommissionZero":true`,
+			`<CommissionRate>3.00</CommissionRate><CommissionMinimum>0.00</CommissionMinimum>` +
+				`<CommissionMaximum>3.00</CommissionMaximum><CommissionZero>true</CommissionZero>`},
+	}
+	for _, tt := range tests {
+		// Merchant 6 is the only one paying 3%.
+		for _, target := range []string{"/V1/Affiliate/Merchants", "/V1/Affiliate/Merchants/6"} {
+			t.Run(tt.name+" in "+target, func(t *testing.T) {
+				for _, f := range []struct{ target, want string }{
+					{target, tt.json}, {target + "?contentType=application/xml", tt.xml},
+				} {
+					w := serve(h, f.target, tt.key)
+					mustStatus(t, w, http.StatusOK)
+					if !strings.Contains(w.Body.String(), f.want) {
+						t.Errorf("%s: body %s\nhas no %s", f.target, w.Body, f.want)
+					}
+				}
 			})
 		}
 	}

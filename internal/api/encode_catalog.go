@@ -25,10 +25,10 @@ func merchantTrackingCode(m *afftrack.AffiliateMerchant, trackingURL string) str
 	return offerTrackingCode(&afftrack.Offer{Description: m.Name}, trackingURL)
 }
 
-// appendAffiliateMerchantJSON appends m as a Merchant object with the
-// given TargetUrl and TrackingUrl.
-func appendAffiliateMerchantJSON(b []byte, m *afftrack.AffiliateMerchant, targetURL, trackingURL string) []byte {
-	rate, lowest, highest, zero := m.Commission()
+// appendAffiliateMerchantJSON appends m as a Merchant object, as
+// affiliate affiliateID sees it, with the given TargetUrl and TrackingUrl.
+func appendAffiliateMerchantJSON(b []byte, m *afftrack.AffiliateMerchant, affiliateID int64, targetURL, trackingURL string) []byte {
+	rate, lowest, highest, zero := m.Commission(affiliateID)
 	b = append(b, `{"Id":`...)
 	b = strconv.AppendInt(b, m.ID, 10)
 	b = append(b, `,"DateCreated":"`...)
@@ -74,10 +74,10 @@ func appendAffiliateMerchantJSON(b []byte, m *afftrack.AffiliateMerchant, target
 	return append(b, '}')
 }
 
-// appendAffiliateMerchantXML appends m as a Merchant element, the root of
-// a document when ns is not "".
-func appendAffiliateMerchantXML(b []byte, m *afftrack.AffiliateMerchant, ns, targetURL, trackingURL string) []byte {
-	rate, lowest, highest, zero := m.Commission()
+// appendAffiliateMerchantXML appends m as a Merchant element, as
+// affiliate affiliateID sees it, the root of a document when ns is not "".
+func appendAffiliateMerchantXML(b []byte, m *afftrack.AffiliateMerchant, affiliateID int64, ns, targetURL, trackingURL string) []byte {
+	rate, lowest, highest, zero := m.Commission(affiliateID)
 	b = appendXMLOpen(b, "Merchant", ns)
 	b = appendXMLInt(b, "Id", m.ID)
 	b = appendXMLDateTime(b, "DateCreated", m.DateCreated)

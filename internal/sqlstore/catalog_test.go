@@ -125,14 +125,14 @@ func TestFindAffiliateMerchants(t *testing.T) {
 				m.Program.TargetURL != "https://shoes.example/" || len(m.Program.Rules) != 2 {
 				t.Errorf("merchant 9 = %+v", m)
 			}
-			if rate, lo, hi, zero := m.Commission(); rate != 25000 || lo != 25000 || hi != 40000 || !zero {
+			if rate, lo, hi, zero := m.Commission(2); rate != 25000 || lo != 25000 || hi != 40000 || !zero {
 				t.Errorf("commission %d %d %d %v, want 25000 25000 40000 true", rate, lo, hi, zero)
 			}
 			m, err = s.FindAffiliateMerchant(ctx, 1, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rate, lo, hi, zero := m.Commission(); m.Status != afftrack.MembershipJoined || rate != 100000 ||
+			if rate, lo, hi, zero := m.Commission(1); m.Status != afftrack.MembershipJoined || rate != 100000 ||
 				lo != 50000 || hi != 123456 || !zero {
 				t.Errorf("merchant 1: %v, commission %d %d %d %v", m.Status, rate, lo, hi, zero)
 			}
