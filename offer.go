@@ -58,7 +58,8 @@ func startOfDay(t time.Time) time.Time {
 }
 
 // AffiliateOfferFilter selects the offers an affiliate sees: those of the
-// Active merchants it has Joined, public or assigned to it, shown at Now.
+// Active, launched (Program.Launched) merchants it has Joined, public or
+// assigned to it, shown at Now.
 // Every optional field that is set must match too.
 type AffiliateOfferFilter struct {
 	AffiliateID  int64

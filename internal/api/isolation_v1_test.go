@@ -95,6 +95,13 @@ func (n *v1Index) joined(merchant, affiliate int64) bool {
 	return n.membership[[2]int64{merchant, affiliate}] == afftrack.MembershipJoined
 }
 
+// launched reports whether the merchant has a launched program (a
+// TargetUrl and a Commission): only then do its creatives show.
+func (n *v1Index) launched(merchant int64) bool {
+	p := n.program[merchant]
+	return p != nil && p.Launched()
+}
+
 // v1Get serves a GET and returns the status and, for a 200, the body's
 // top-level JSON value.
 func v1Get(t *testing.T, h http.Handler, path string, out any) int {
@@ -192,10 +199,11 @@ func check401(t *testing.T, h http.Handler, who, key string, paths []string) {
 }
 
 // offerSeen is the affiliate's rule for coupons and promotions (v1-surface
-// sections 2 and 9): its Joined merchants', an Active merchant's, public or
-// assigned to it, from creation until EndDate's day ends.
+// sections 2 and 9): its Joined merchants', an Active merchant's with a
+// launched program, public or assigned to it, from creation until
+// EndDate's day ends.
 func offerSeen(n *v1Index, affiliate, merchant int64, assigned afftrack.Null[int64], created, end afftrack.Null[time.Time]) bool {
-	if !n.joined(merchant, affiliate) || !n.merchantActive[merchant] {
+	if !n.joined(merchant, affiliate) || !n.merchantActive[merchant] || !n.launched(merchant) {
 		return false
 	}
 	if assigned.Valid && assigned.Value != affiliate {
@@ -251,14 +259,15 @@ func checkAffiliateV1(t *testing.T, h http.Handler, d *afftrack.Dataset, n *v1In
 	checkList(t, who, "Merchants", v1IDs(t, h, "/V1/Affiliate/Merchants"+q), keys(visible))
 	checkByID(t, h, who, "/V1/Affiliate/Merchants/%d?apiKey=%s", key, mIDs, func(id int64) bool { return visible[id] })
 
-	// Banners and Banners/{id}: Joined merchants' (Active), groups not
-	// expired.
+	// Banners and Banners/{id}: Joined merchants' (Active, launched),
+	// groups not expired.
 	var bIDs []int64
 	banners := map[int64]bool{}
 	for _, b := range d.Banners {
 		bIDs = append(bIDs, b.ID)
 		g := n.group[b.BannerGroupID.Value]
-		if n.joined(b.MerchantID, a.ID) && n.merchantActive[b.MerchantID] && (!g.ExpiryDate.Valid || !g.ExpiryDate.Value.Before(v1Now)) {
+		if n.joined(b.MerchantID, a.ID) && n.merchantActive[b.MerchantID] && n.launched(b.MerchantID) &&
+			(!g.ExpiryDate.Valid || !g.ExpiryDate.Value.Before(v1Now)) {
 			banners[b.ID] = true
 		}
 	}

@@ -38,6 +38,14 @@ func TestFindBanners(t *testing.T) {
 	}
 	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
 		loaded(t, db)
+		// The fixture has no programs; banners show only for launched ones.
+		for _, m := range []int64{1, 2} {
+			p := &afftrack.Program{MerchantID: m, TargetURL: "https://shop.example/", CookieDays: 30,
+				Commission: afftrack.CommissionRule{Percent: afftrack.Some[afftrack.Percent](50000)}}
+			if err := sqlstore.NewProgramService(db).SetProgram(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+		}
 		s := sqlstore.NewBannerService(db)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -68,5 +76,40 @@ func TestFindBanners(t *testing.T) {
 				t.Errorf("banners (-want +got):\n%s", diff)
 			}
 		})
+	})
+}
+
+func TestFindBannersOfLaunchedProgramsOnly(t *testing.T) {
+	// Affiliate 1 has joined every merchant of the catalog network.
+	tests := []struct {
+		name string
+		f    afftrack.BannerFilter
+		want []int64
+	}{
+		{"an Active merchant's with a TargetUrl and a Commission are seen, an expired group's not",
+			afftrack.BannerFilter{AffiliateID: 1}, []int64{11, 12, 21}},
+		{"a merchant's without a program are not", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](3)}, []int64{}},
+		{"a program's without a TargetUrl are not", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](6)}, []int64{}},
+		{"a program's without a Commission are not", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](7)}, []int64{}},
+	}
+	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
+		mustImportAt(t, db, "2024-01-01T00:00:00", catalogDataset(t))
+		s := sqlstore.NewBannerService(db)
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				tt.f.Now = dt(t, trackingNow)
+				got, err := s.FindBanners(context.Background(), tt.f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids := []int64{}
+				for _, b := range got {
+					ids = append(ids, b.ID)
+				}
+				if diff := cmp.Diff(tt.want, ids); diff != "" {
+					t.Errorf("ids (-want +got):\n%s", diff)
+				}
+			})
+		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 //	merchant 8 "Hidden", launched but unlisted; affiliate 3 is Invited to it
 //	merchant 9 "Shoe Shop", Dollar per Sale, categories Fashion / Shoes and Sports
 //	banner 22 of merchant 2 in group 100, expired 2024-06-10
+//	banner 71 of merchant 7 (no Commission), beside 31 (no program) and 61 (no TargetUrl)
 func catalogDataset(t testing.TB) *afftrack.Dataset {
 	d := trackingDataset(t)
 	for i := range d.Programs {
@@ -45,6 +46,9 @@ func catalogDataset(t testing.TB) *afftrack.Dataset {
 		GroupName: "Old", Name: "Old Banner", TargetURL: "https://two.example/old", Width: 300, Height: 250,
 		ImageURL: "https://img.example/b22.png", DateCreated: dt(t, "2024-01-02T03:04:05"),
 		DateModified: dt(t, "2024-01-03T00:00:00")})
+	d.Banners = append(d.Banners, afftrack.Banner{ID: 71, MerchantID: 7, GroupName: "Summer", Name: "Seven Banner",
+		TargetURL: "https://seven.example/b", Width: 468, Height: 60, ImageURL: "https://img.example/b71.png",
+		DateCreated: dt(t, "2024-01-02T03:04:05"), DateModified: dt(t, "2024-01-03T00:00:00")})
 	return d
 }
 
@@ -177,6 +181,9 @@ func TestFindAffiliateBanner(t *testing.T) {
 		for _, c := range []struct{ aff, id int64 }{
 			{1, 22}, // its group expired
 			{1, 41}, // a Suspended merchant's
+			{1, 31}, // a merchant's without a program
+			{1, 61}, // a program's without a TargetUrl
+			{1, 71}, // a program's without a Commission
 			{3, 11}, // a Pending membership
 			{2, 11}, // no membership
 			{1, 99},

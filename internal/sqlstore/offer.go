@@ -46,12 +46,14 @@ func offerSelect(kind afftrack.OfferKind) (string, error) {
 }
 
 // affiliateOfferWhere selects what an affiliate sees at now: the offers
-// of the Active merchants it has Joined, public or assigned to it, from
-// their creation through their EndDate's day. The arguments are
-// $1 to $5.
+// of the Active merchants with a launched program it has Joined, public
+// or assigned to it, from their creation through their EndDate's day.
+// The arguments are $1 to $5.
 const affiliateOfferWhere = `
 	JOIN memberships ms ON ms.merchant_id = o.merchant_id AND ms.affiliate_id = $1
-	WHERE ms.status = $2 AND m.status = $3 AND (o.affiliate_id IS NULL OR o.affiliate_id = $1)
+	JOIN programs p ON p.merchant_id = o.merchant_id
+	WHERE ms.status = $2 AND m.status = $3 AND ` + programLaunched + `
+		AND (o.affiliate_id IS NULL OR o.affiliate_id = $1)
 		AND o.date_created <= $4 AND (o.end_date IS NULL OR o.end_date >= $5)`
 
 func affiliateOfferArgs(affiliateID int64, now time.Time) []any {

@@ -19,12 +19,16 @@ import (
 //	coupon 4 of merchant 1, public, ended 2024-06-14; coupon 5 of merchant 4 (Suspended)
 //	promotions 1 public, ends today; 2 affiliate 7's; 3 ended yesterday; 4 created tomorrow;
 //	5 of merchant 2; 6 of merchant 4 (Suspended)
+//	coupon 6 and promotion 7 of merchant 3 (no program), coupon 7 and promotion 8 of
+//	merchant 6 (no TargetUrl), promotion 9 of merchant 7 (no Commission): not launched
 func offerDataset(t testing.TB) *afftrack.Dataset {
 	d := trackingDataset(t)
 	some := func(s string) afftrack.Null[time.Time] { return afftrack.Some(dt(t, s)) }
 	d.Coupons = append(d.Coupons,
 		afftrack.Coupon{ID: 4, MerchantID: 1, Code: "OLD", Description: "Gone", EndDate: some("2024-06-14T23:59:00")},
 		afftrack.Coupon{ID: 5, MerchantID: 4, Code: "FOUR", Description: "Suspended shop's"},
+		afftrack.Coupon{ID: 6, MerchantID: 3, Code: "THREE", Description: "No program's"},
+		afftrack.Coupon{ID: 7, MerchantID: 6, Code: "SIX", Description: "No landing's"},
 	)
 	d.Coupons[1].TargetURL = "https://deals.example/sale"
 	d.Coupons[1].TermsAndConditions = "One per order."
@@ -37,6 +41,9 @@ func offerDataset(t testing.TB) *afftrack.Dataset {
 		{ID: 4, MerchantID: 1, Description: "Not yet", DateCreated: some("2024-06-16")},
 		{ID: 5, MerchantID: 2, Description: "Shop two's"},
 		{ID: 6, MerchantID: 4, Description: "Suspended shop's"},
+		{ID: 7, MerchantID: 3, Description: "No program's"},
+		{ID: 8, MerchantID: 6, Description: "No landing's"},
+		{ID: 9, MerchantID: 7, Description: "No terms'"},
 	}
 	return d
 }
@@ -62,14 +69,16 @@ func TestFindAffiliateOffers(t *testing.T) {
 		f    afftrack.AffiliateOfferFilter
 		want []int64
 	}{
-		{"an affiliate sees its Joined merchants' public coupons and its own", afftrack.OfferCoupon,
+		{"an affiliate sees its Joined, launched merchants' public coupons and its own", afftrack.OfferCoupon,
 			afftrack.AffiliateOfferFilter{AffiliateID: 1}, []int64{1, 2}},
 		{"another affiliate's assigned coupon is its own only", afftrack.OfferCoupon,
 			afftrack.AffiliateOfferFilter{AffiliateID: 7}, []int64{2, 3}},
 		{"a Pending membership sees none", afftrack.OfferCoupon, afftrack.AffiliateOfferFilter{AffiliateID: 3}, []int64{}},
 		{"no membership sees none", afftrack.OfferCoupon, afftrack.AffiliateOfferFilter{AffiliateID: 2}, []int64{}},
-		{"promotions: through EndDate's day, from creation, of Active merchants", afftrack.OfferPromotion,
+		{"promotions: through EndDate's day, from creation, of Active, launched merchants", afftrack.OfferPromotion,
 			afftrack.AffiliateOfferFilter{AffiliateID: 1}, []int64{1, 5}},
+		{"merchantId of a merchant not launched", afftrack.OfferCoupon,
+			afftrack.AffiliateOfferFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](6)}, []int64{}},
 		{"promotions of affiliate 7", afftrack.OfferPromotion, afftrack.AffiliateOfferFilter{AffiliateID: 7}, []int64{1, 2}},
 		{"merchantId", afftrack.OfferPromotion,
 			afftrack.AffiliateOfferFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](2)}, []int64{5}},
@@ -116,8 +125,12 @@ func TestFindAffiliateOffers(t *testing.T) {
 			if o.ID != 2 || o.AffiliateID != afftrack.Some[int64](7) || !cmp.Equal(want, o.AllowedHosts) {
 				t.Errorf("promotion %d of %v, hosts %q; want 2 of 7, %q", o.ID, o.AffiliateID, o.AllowedHosts, want)
 			}
-			for _, c := range []struct{ aff, id int64 }{{1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 99}, {3, 1}} {
+			for _, c := range []struct{ aff, id int64 }{{1, 2}, {1, 3}, {1, 4}, {1, 6}, {1, 7}, {1, 8}, {1, 9}, {1, 99}, {3, 1}} {
 				_, err := s.FindAffiliateOffer(ctx, afftrack.OfferPromotion, c.aff, c.id, now)
+				wantCode(t, err, afftrack.ENOTFOUND)
+			}
+			for _, id := range []int64{6, 7} { // not launched
+				_, err := s.FindAffiliateOffer(ctx, afftrack.OfferCoupon, 1, id, now)
 				wantCode(t, err, afftrack.ENOTFOUND)
 			}
 		})
