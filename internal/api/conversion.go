@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +21,10 @@ import (
 const bodyReadTimeout = 10 * time.Second
 
 // readBody reads the request's body of at most max bytes within
-// bodyReadTimeout. A Content-Length above max is refused before a byte is
-// read; the connection is then closed unread (withoutBody).
+// bodyReadTimeout, without a leading UTF-8 byte order mark, which RFC 8259
+// lets a parser ignore and some platforms' writers put first. A
+// Content-Length above max is refused before a byte is read; the
+// connection is then closed unread (withoutBody).
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	tooLarge := afftrack.Errorf(afftrack.EINVALID, "the body is larger than %d bytes", max)
 	if r.ContentLength > max {
@@ -43,7 +46,7 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 		// it says, a body cut short: the client's fault, not the clock's.
 		return nil, afftrack.Errorf(afftrack.EINVALID, "the body could not be read: %s", bodyProblem(err))
 	}
-	return body, nil
+	return bytes.TrimPrefix(body, []byte("\ufeff")), nil
 }
 
 // bodyProblem says what is wrong with a body whose reading failed for
@@ -328,7 +331,8 @@ func pixelInput(q query) (*conversionInput, error) {
 	}
 	for _, n := range counts {
 		if n > maxPixelItemPlaces {
-			return nil, afftrack.Errorf(afftrack.EINVALID, "Items: has %d items; at most %d", n, maxConversionItems)
+			return nil, afftrack.Errorf(afftrack.EINVALID, "Items: has %d places of an item parameter, empty ones included; at most %d",
+				n, maxPixelItemPlaces)
 		}
 	}
 	// An item whose every parameter was left empty is no item: a pixel

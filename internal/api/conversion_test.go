@@ -437,3 +437,28 @@ func rawConversion(t *testing.T, e *trEnv, rest string) (*http.Response, []byte)
 	res.Body.Close()
 	return res, b
 }
+
+// TestABodyAfterAByteOrderMark: a UTF-8 byte order mark before a JSON
+// body, which some platforms' writers put first, is skipped, as RFC 8259
+// allows, for a conversion and for validations alike.
+func TestABodyAfterAByteOrderMark(t *testing.T) {
+	e := newValidationEnv(t, afftrack.Limits{})
+	t.Run("a conversion is recorded", func(t *testing.T) {
+		r := e.convert("\ufeff" + `{"OrderId":"BOM-1","SaleValue":5,"CouponCode":"AFF1ONLY"}`)
+		if r.StatusCode != http.StatusCreated {
+			t.Errorf("status %d %s, want 201", r.StatusCode, r.body)
+		}
+	})
+	t.Run("validations are applied", func(t *testing.T) {
+		r := e.validate("", "\ufeff"+`[{"OrderId":"BOM-1","Action":"Approve"}]`)
+		if r.StatusCode != http.StatusOK || !strings.Contains(r.body, `"Status2":"Locked","Error":null`) {
+			t.Errorf("status %d %s, want 200 and the row Locked", r.StatusCode, r.body)
+		}
+	})
+	t.Run("a mark anywhere else is no JSON", func(t *testing.T) {
+		r := e.convert(" \ufeff" + `{"OrderId":"BOM-2","SaleValue":5,"CouponCode":"AFF1ONLY"}`)
+		if r.StatusCode != http.StatusBadRequest {
+			t.Errorf("status %d %s, want 400", r.StatusCode, r.body)
+		}
+	})
+}
