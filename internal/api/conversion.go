@@ -240,7 +240,7 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 				s.logInternal(r, fmt.Errorf("pixel conversion: %w", err))
 			}
 		}
-		args = append(args, "reason", afftrack.ErrorMessage(err))
+		args = append(args, "reason", clipped(afftrack.ErrorMessage(err), maxLoggedText))
 	}
 	level := slog.LevelInfo
 	if afftrack.ErrorCode(err) == afftrack.EUNAVAILABLE {

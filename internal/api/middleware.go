@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
 )
@@ -132,8 +133,8 @@ func (s *Server) endRequest(r *http.Request, st *requestState, start time.Time) 
 	}
 	duration := time.Since(start)
 	attrs := []slog.Attr{
-		slog.String("method", r.Method),
-		slog.String("url", redactedURL(st.path, r.URL)),
+		slog.String("method", clipped(r.Method, maxMethodQuoted)),
+		slog.String("url", clipped(redactedURL(st.path, r.URL), maxLoggedText)),
 		slog.Int("status", status),
 		slog.Int64("bytes", st.rw.bytes),
 		slog.Duration("duration", duration),
@@ -199,6 +200,25 @@ func requestID(id string) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails on the platforms Go supports
 	return hex.EncodeToString(b[:])
+}
+
+// maxLoggedText bounds a text of the client's that a log line or an
+// answer quotes (a URL, a reason quoting a value): a request of 64 KiB
+// of headers would otherwise write as much to the log, at no cost to its
+// sender, on every path, a refused one's too.
+const maxLoggedText = 2048
+
+// clipped returns s cut to at most max bytes, at a character's start,
+// saying how much was left out.
+func clipped(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("…(%d more bytes)", len(s)-cut)
 }
 
 // redactedURL returns u's path, p being its escaped path, and query for

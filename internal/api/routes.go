@@ -93,6 +93,10 @@ func (s *Server) routes() []route {
 	return routes
 }
 
+// maxMethodQuoted bounds the method a 405 quotes: methods are short
+// words, and a client's 60 KB one is not worth sending back.
+const maxMethodQuoted = 64
+
 // methodNotAllowed answers a known path asked with another method than
 // the one it serves (GET also serves HEAD). A body the request may carry
 // is not read, and withoutBody closes the connection after the answer.
@@ -104,7 +108,7 @@ func (s *Server) methodNotAllowed(method string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
 		s.writeError(w, r, afftrack.Errorf(afftrack.ENOTALLOWED,
-			"The requested resource does not support http method '%s'.", r.Method))
+			"The requested resource does not support http method '%s'.", clipped(r.Method, maxMethodQuoted)))
 	})
 }
 

@@ -287,6 +287,23 @@ func TestRequestLog(t *testing.T) {
 		})
 	}
 
+	t.Run("a long URL and method are cut, saying how much", func(t *testing.T) {
+		h := newHarness(t)
+		method := strings.Repeat("M", 5000)
+		h.do(method, "/V1/Merchant/Transactions/1?x="+strings.Repeat("a", 10_000)+"&apiKey="+merchantKey)
+		logs := h.logs.String()
+		if strings.Contains(logs, merchantKey) {
+			t.Errorf("the key leaked: %s", logs)
+		}
+		if len(logs) > 2*maxLoggedText || !strings.Contains(logs, "more bytes)") {
+			t.Errorf("a line of %d bytes, want it cut to about %d:\n%.300s", len(logs), maxLoggedText, logs)
+		}
+		w := h.do(method, "/V1/Merchant/Transactions/1")
+		if w.Code != http.StatusMethodNotAllowed || w.Body.Len() > 2*maxMethodQuoted+200 {
+			t.Errorf("%d, a body of %d bytes, want 405 quoting the method cut", w.Code, w.Body.Len())
+		}
+	})
+
 	t.Run("the line carries method, status, bytes, duration, request id and account", func(t *testing.T) {
 		h := newHarness(t)
 		w := h.do("GET", "/V1/Merchant/Transactions/1", "X-Api-Key", merchantKey, "X-Request-Id", "rid-7")
