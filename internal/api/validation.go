@@ -184,6 +184,15 @@ func parseValidationFields(raw []byte) afftrack.Validation {
 			return problem("Action: %q is not one of %s", s, afftrack.ValidationActionNames())
 		}
 		v.Action = a
+		for _, f := range actionFields {
+			_, given := in.values[f.name]
+			if f.name == "Items" {
+				given = fields["Items"] != nil && !isNull(fields["Items"])
+			}
+			if given && a != f.action {
+				return problem("%s: applies only to %s", f.name, f.action)
+			}
+		}
 	}
 	if s := in.values["VoidReason"]; s != "" {
 		r, ok := afftrack.ParseVoidReason(s)
@@ -217,6 +226,21 @@ func parseValidationFields(raw []byte) afftrack.Validation {
 		v.Items = items
 	}
 	return v
+}
+
+// actionFields are the row's fields that belong to one Action. A row of
+// another Action that gives one is refused rather than applied without
+// it: an Approve with a SaleValue may have meant "approve at this
+// amount", and the Lock it would make cannot be undone. A field given as
+// null (or as "", like any text) is not given.
+var actionFields = []struct {
+	name   string
+	action afftrack.ValidationAction
+}{
+	{"VoidReason", afftrack.ActionVoid},
+	{"AmendedReason", afftrack.ActionAmend},
+	{"SaleValue", afftrack.ActionAmend},
+	{"Items", afftrack.ActionAmend},
 }
 
 // validationNumbers are the number fields of a validation row.

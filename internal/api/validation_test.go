@@ -385,6 +385,26 @@ func TestValidationsRowErrors(t *testing.T) {
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: must be greater than 0 and at most 1000000000000"}`, id)},
 		{"an unknown field", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "Colour": "red"}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Colour: is not a field; the fields are Id, OrderId, Action, VoidReason, AmendedReason, SaleValue, Items"}`, id)},
+		{"an Approve with a SaleValue", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "SaleValue": 5}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: applies only to Amend"}`, id)},
+		{"an Approve with a SaleValue of 0", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "SaleValue": 0}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: applies only to Amend"}`, id)},
+		{"an Approve with a VoidReason", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "VoidReason": "Cancelled Order"}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"VoidReason: applies only to Void"}`, id)},
+		{"an Approve with an AmendedReason", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "AmendedReason": "Incorrect Sale Value"}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"AmendedReason: applies only to Amend"}`, id)},
+		{"an Approve with Items", fmt.Sprintf(`{"Id": %d, "Action": "Approve", "Items": [{"Sku": "A", "SaleValue": 5}]}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Items: applies only to Amend"}`, id)},
+		{"an Approve with a SaleValue and a VoidReason, by OrderId", `{"OrderId": "R-1", "Action": "Approve", "SaleValue": 5, "VoidReason": "Cancelled Order"}`,
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"VoidReason: applies only to Void"}`, id)},
+		{"a Void with an AmendedReason and a SaleValue", fmt.Sprintf(`{"Id": %d, "Action": "Void", "VoidReason": "Cancelled Order", "AmendedReason": "Incorrect Sale Value", "SaleValue": 1}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"AmendedReason: applies only to Amend"}`, id)},
+		{"a Void with a SaleValue", fmt.Sprintf(`{"Id": %d, "Action": "Void", "VoidReason": "Cancelled Order", "SaleValue": 1}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: applies only to Amend"}`, id)},
+		{"a Void with Items", fmt.Sprintf(`{"Id": %d, "action": "void", "VoidReason": "Cancelled Order", "items": []}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Items: applies only to Amend"}`, id)},
+		{"an Amend with a VoidReason", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 7, "VoidReason": "Test Transaction"}`, id),
+			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"VoidReason: applies only to Void"}`, id)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is the row's Error and changes nothing", func(t *testing.T) {
@@ -400,6 +420,22 @@ func TestValidationsRowErrors(t *testing.T) {
 				t.Errorf("transaction (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestValidationsFieldsGivenAsNullAreNotGiven(t *testing.T) {
+	e := newValidationEnv(t, afftrack.Limits{})
+	approve, void, amend := e.sale("N-1", "10"), e.sale("N-2", "10"), e.sale("N-3", "10")
+	r := e.validate("", `[
+		{"OrderId": "N-1", "Action": "Approve", "VoidReason": null, "AmendedReason": null, "SaleValue": null, "Items": null},
+		{"OrderId": "N-2", "Action": "Void", "VoidReason": "Cancelled Order", "AmendedReason": null, "SaleValue": null, "Items": null},
+		{"OrderId": "N-3", "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 5, "VoidReason": null}
+	]`)
+	want := fmt.Sprintf(`[{"Id":%d,"OrderId":"N-1","Status2":"Locked","Error":null},`+
+		`{"Id":%d,"OrderId":"N-2","Status2":"Void","Error":null},`+
+		`{"Id":%d,"OrderId":"N-3","Status2":"Pending","Error":null}]`, approve, void, amend)
+	if r.StatusCode != http.StatusOK || r.body != want {
+		t.Errorf("%d %s\nwant 200 %s", r.StatusCode, r.body, want)
 	}
 }
 
