@@ -105,7 +105,10 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 	now := s.now()
 	if v.Action != afftrack.ActionApprove && !now.Before(t.validation) {
 		// It is Locked in all but the scheduled run's record: the
-		// merchant's time to void or amend it is over.
+		// merchant's time to void or amend it is over, and the answer
+		// says Locked, as its Error does, while the record catches up.
+		// (An Approve is still applied: it records the lock itself.)
+		res.Status2 = afftrack.Status2Locked
 		return refuse("The transaction's ValidationDate has passed; it is Locked and can no longer be voided or amended.")
 	}
 	switch v.Action {

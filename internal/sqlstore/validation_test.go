@@ -377,10 +377,13 @@ func TestValidateRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, r := range got {
-				if !r.Error.Valid {
-					t.Errorf("row %d: %+v applied, want an Error: at its ValidationDate the transaction is Locked", i, r)
-				}
+			// The answer's Status2 is what its Error says, though the
+			// transaction is stored Pending until a scheduled run.
+			const pastDue = "The transaction's ValidationDate has passed; it is Locked and can no longer be voided or amended."
+			want := []afftrack.ValidationResult{refused(pending, afftrack.Status2Locked, pastDue),
+				refused(pending, afftrack.Status2Locked, pastDue)}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
 			}
 			if after := n.read(pending); after.Status2 == afftrack.Status2Void || after.SaleValue != pending.SaleValue {
 				t.Errorf("the transaction became %s with SaleValue %v after its ValidationDate", after.Status2, after.SaleValue)
@@ -394,6 +397,18 @@ func TestValidateRefuses(t *testing.T) {
 					fmt.Sprintf("Action is required; use one of %s.", afftrack.ValidationActionNames()))}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("results (-want +got):\n%s", diff)
+				}
+			})
+			t.Run("and an Approve is applied, recording the lock, and answers Locked", func(t *testing.T) {
+				got, err := lc.Validate(context.Background(), 2, actor, []afftrack.Validation{byID(pending, afftrack.ActionApprove)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff([]afftrack.ValidationResult{result(pending, afftrack.Status2Locked)}, got); diff != "" {
+					t.Errorf("results (-want +got):\n%s", diff)
+				}
+				if s := n.read(pending).Status2; s != afftrack.Status2Locked {
+					t.Errorf("the transaction is %s, want Locked", s)
 				}
 			})
 		})
