@@ -187,7 +187,7 @@ func parseValidationFields(raw []byte) afftrack.Validation {
 		for _, f := range actionFields {
 			_, given := in.values[f.name]
 			if f.name == "Items" {
-				given = fields["Items"] != nil && !isNull(fields["Items"])
+				given = fields["Items"] != nil && !isNull(fields["Items"]) && !isEmptyArray(fields["Items"])
 			}
 			if given && a != f.action {
 				return problem("%s: applies only to %s", f.name, f.action)
@@ -232,7 +232,8 @@ func parseValidationFields(raw []byte) afftrack.Validation {
 // another Action that gives one is refused rather than applied without
 // it: an Approve with a SaleValue may have meant "approve at this
 // amount", and the Lock it would make cannot be undone. A field given as
-// null (or as "", like any text) is not given.
+// null (or as "", like any text, or Items as []) is not given, so a
+// client that always sends every field, empty, is served.
 var actionFields = []struct {
 	name   string
 	action afftrack.ValidationAction
@@ -241,6 +242,12 @@ var actionFields = []struct {
 	{"AmendedReason", afftrack.ActionAmend},
 	{"SaleValue", afftrack.ActionAmend},
 	{"Items", afftrack.ActionAmend},
+}
+
+// isEmptyArray reports whether raw is a JSON array of nothing.
+func isEmptyArray(raw json.RawMessage) bool {
+	var list []json.RawMessage
+	return json.Unmarshal(raw, &list) == nil && list != nil && len(list) == 0
 }
 
 // validationNumbers are the number fields of a validation row.

@@ -401,7 +401,7 @@ func TestValidationsRowErrors(t *testing.T) {
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"AmendedReason: applies only to Amend"}`, id)},
 		{"a Void with a SaleValue", fmt.Sprintf(`{"Id": %d, "Action": "Void", "VoidReason": "Cancelled Order", "SaleValue": 1}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"SaleValue: applies only to Amend"}`, id)},
-		{"a Void with Items", fmt.Sprintf(`{"Id": %d, "action": "void", "VoidReason": "Cancelled Order", "items": []}`, id),
+		{"a Void with Items", fmt.Sprintf(`{"Id": %d, "action": "void", "VoidReason": "Cancelled Order", "items": [{"Sku": "A", "SaleValue": 5}]}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"Items: applies only to Amend"}`, id)},
 		{"an Amend with a VoidReason", fmt.Sprintf(`{"Id": %d, "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 7, "VoidReason": "Test Transaction"}`, id),
 			fmt.Sprintf(`{"Id":%d,"OrderId":"R-1","Status2":"Pending","Error":"VoidReason: applies only to Void"}`, id)},
@@ -423,12 +423,12 @@ func TestValidationsRowErrors(t *testing.T) {
 	}
 }
 
-func TestValidationsFieldsGivenAsNullAreNotGiven(t *testing.T) {
+func TestValidationsFieldsGivenEmptyAreNotGiven(t *testing.T) {
 	e := newValidationEnv(t, afftrack.Limits{})
 	approve, void, amend := e.sale("N-1", "10"), e.sale("N-2", "10"), e.sale("N-3", "10")
 	r := e.validate("", `[
 		{"OrderId": "N-1", "Action": "Approve", "VoidReason": null, "AmendedReason": null, "SaleValue": null, "Items": null},
-		{"OrderId": "N-2", "Action": "Void", "VoidReason": "Cancelled Order", "AmendedReason": null, "SaleValue": null, "Items": null},
+		{"OrderId": "N-2", "Action": "Void", "VoidReason": "Cancelled Order", "AmendedReason": "", "SaleValue": null, "Items": [ ]},
 		{"OrderId": "N-3", "Action": "Amend", "AmendedReason": "Incorrect Sale Value", "SaleValue": 5, "VoidReason": null}
 	]`)
 	want := fmt.Sprintf(`[{"Id":%d,"OrderId":"N-1","Status2":"Locked","Error":null},`+
