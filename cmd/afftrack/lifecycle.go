@@ -389,6 +389,16 @@ func validationRow(orderID, action, reason, saleValue string) afftrack.Validatio
 		return v
 	}
 	v.Action = a
+	// A cell the row's Action does not take is refused, as the API's
+	// field is: an Approve with a SaleValue may have meant a new amount.
+	switch {
+	case a == afftrack.ActionApprove && reason != "":
+		v.Problem = "Reason applies only to Void and Amend."
+		return v
+	case a != afftrack.ActionAmend && saleValue != "":
+		v.Problem = "SaleValue applies only to Amend."
+		return v
+	}
 	switch a {
 	case afftrack.ActionVoid:
 		if v.VoidReason, ok = afftrack.ParseVoidReason(reason); !ok {
