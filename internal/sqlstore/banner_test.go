@@ -49,15 +49,7 @@ func TestFindBanners(t *testing.T) {
 		s := sqlstore.NewBannerService(db)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				got, err := s.FindBanners(context.Background(), tt.f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids := []int64{}
-				for _, b := range got {
-					ids = append(ids, b.ID)
-				}
-				if diff := cmp.Diff(tt.want, ids); diff != "" {
+				if diff := cmp.Diff(tt.want, bannerIDs(t, s, tt.f)); diff != "" {
 					t.Errorf("ids (-want +got):\n%s", diff)
 				}
 			})
@@ -79,6 +71,20 @@ func TestFindBanners(t *testing.T) {
 	})
 }
 
+// bannerIDs returns the ids of the banners s finds for f, in order.
+func bannerIDs(t *testing.T, s *sqlstore.BannerService, f afftrack.BannerFilter) []int64 {
+	t.Helper()
+	got, err := s.FindBanners(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []int64{}
+	for _, b := range got {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
 func TestFindBannersOfLaunchedProgramsOnly(t *testing.T) {
 	// Affiliate 1 has joined every merchant of the catalog network.
 	tests := []struct {
@@ -98,15 +104,7 @@ func TestFindBannersOfLaunchedProgramsOnly(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				tt.f.Now = dt(t, trackingNow)
-				got, err := s.FindBanners(context.Background(), tt.f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids := []int64{}
-				for _, b := range got {
-					ids = append(ids, b.ID)
-				}
-				if diff := cmp.Diff(tt.want, ids); diff != "" {
+				if diff := cmp.Diff(tt.want, bannerIDs(t, s, tt.f)); diff != "" {
 					t.Errorf("ids (-want +got):\n%s", diff)
 				}
 			})
