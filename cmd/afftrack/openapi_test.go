@@ -189,6 +189,10 @@ var otherCalls = []openAPICall{
 	{path: "/t/1/o/1", header: []string{"User-Agent", "Mozilla/5.0"}, want: 302},
 	{path: "/t/1/b/99", want: 404},
 	{path: "/t/px/1?OrderId=OA-PX&SaleValue=10&CouponCode=JOHN10", want: 200},
+	{path: "/t/px/1?OrderId=OA-PX2&CouponCode=JOHN10&Sku=A1&Quantity=2&ItemSaleValue=6&Name=Shoe&Brand=Acme&Category=Shoes" +
+		"&Sku=A2&Quantity=&ItemSaleValue=4&Name=&Brand=&Category=&Sku=&ItemSaleValue=", want: 200},
+	{path: "/t/1/b/1", header: []string{"User-Agent", "Mozilla/5.0"}, body: "x", want: 400},
+	{path: "/healthz", body: "x", want: 400},
 	{path: "/healthz", want: 200},
 	{path: "/readyz", want: 200},
 	{path: "/metrics", want: 200},
