@@ -272,3 +272,54 @@ func FuzzClickQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidationsBody: a validations body is refused as a whole (an
+// EINVALID with a message), or read into at most MaxValidations rows, each
+// with an Action of its own or a Problem that changes nothing, never a
+// panic; a row read whole keeps only the fields its Action takes.
+func FuzzValidationsBody(f *testing.F) {
+	for _, s := range []string{
+		`[{"Id": 1, "Action": "Approve"}]`,
+		`[{"OrderId": "A-1", "Action": "Void", "VoidReason": "Cancelled Order"}]`,
+		`[{"orderid": "A-2", "action": "amend", "amendedReason": "incorrect sale value", "SaleValue": 50.5,` +
+			` "Items": [{"Sku": "X", "SaleValue": 50.5}]}]`,
+		`[{"OrderId": "A-3", "Action": "Approve", "SaleValue": 5, "Items": []}]`,
+		"\ufeff[]", `[1, "x", null, {}]`, `{}`, `[{"Id": -1}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rows, err := parseValidations(body)
+		if err != nil {
+			if afftrack.ErrorCode(err) != afftrack.EINVALID || afftrack.ErrorMessage(err) == "" {
+				t.Fatalf("parse error %v (code %q), want an EINVALID with a message", err, afftrack.ErrorCode(err))
+			}
+			return
+		}
+		if len(rows) > afftrack.MaxValidations {
+			t.Fatalf("%d rows accepted", len(rows))
+		}
+		for i, v := range rows {
+			if v.Problem != "" {
+				continue
+			}
+			switch v.Action {
+			case afftrack.ActionApprove:
+				if v.VoidReason != 0 || v.AmendedReason != 0 || v.SaleValue.Valid || v.Items != nil {
+					t.Fatalf("row %d: an Approve kept another Action's field: %+v", i, v)
+				}
+			case afftrack.ActionVoid:
+				if v.AmendedReason != 0 || v.SaleValue.Valid || v.Items != nil {
+					t.Fatalf("row %d: a Void kept another Action's field: %+v", i, v)
+				}
+			case afftrack.ActionAmend:
+				if v.VoidReason != 0 {
+					t.Fatalf("row %d: an Amend kept a VoidReason: %+v", i, v)
+				}
+			}
+			if v.SaleValue.Valid && (v.SaleValue.Value <= 0 || v.SaleValue.Value > afftrack.MaxSaleValue) {
+				t.Fatalf("row %d: SaleValue %d accepted", i, v.SaleValue.Value)
+			}
+		}
+	})
+}
