@@ -9,20 +9,24 @@ import (
 )
 
 // capConns bounds the connections open at once on ln to max (0: no
-// bound). A connection beyond it takes the place of one that has waited
-// minWaiting or longer for a request (silent since it connected, or idle
-// since its last answer), so that clients which only hold connections
-// cannot shut new ones out for the minutes of the idle timeout; the
-// server's ConnState must be the listener's. With none such, the new
-// connection is accepted and closed at once rather than left in the
-// kernel's queue: the client learns straight away, and the process never
-// runs out of file descriptors however many clients connect and dawdle.
+// bound). A connection beyond it takes the place of one that has long
+// waited for a request: first one silent for minSilent since it connected
+// (a client that connects and sends nothing, or a request's first bytes
+// and no more), else one idle for minIdle since its last answer; the one
+// that has waited the longest goes. So clients which only hold
+// connections cannot shut new ones out for the minutes of the idle
+// timeout, and a flood of silent connections takes the places of its own
+// kind before a client's that pauses between requests. The server's
+// ConnState must be the listener's. With none such, the new connection is
+// accepted and closed at once rather than left in the kernel's queue: the
+// client learns straight away, and the process never runs out of file
+// descriptors however many clients connect and dawdle.
 func capConns(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
 		return ln
 	}
 	return &cappedListener{Listener: ln, slots: make(chan struct{}, max), conns: map[*cappedConn]struct{}{},
-		minWaiting: minWaiting}
+		minSilent: minSilent, minIdle: minIdle}
 }
 
 // capped pairs srv with ln, telling a capped listener the states of its
@@ -34,11 +38,16 @@ func capped(srv *http.Server, ln net.Listener) listening {
 	return listening{http: srv, ln: ln}
 }
 
-// minWaiting is how long a connection must have waited for a request
-// before a new one may take its place: far beyond the pause between a
-// busy client's requests, so only a connection its client has left alone
-// goes, as at the idle timeout, which every HTTP client must expect.
-const minWaiting = 2 * time.Second
+// minSilent is how long a connection must have been silent since it
+// connected before a new one may take its place: a client sends its
+// request as soon as it connects.
+const minSilent = 2 * time.Second
+
+// minIdle is how long a connection must have been idle since its last
+// answer before a new one may take its place: beyond the pauses of a
+// client that polls every few seconds, so only one its client has left
+// alone goes, as at the idle timeout, which every HTTP client must expect.
+const minIdle = 10 * time.Second
 
 // evictionWait bounds how long a connection beyond the cap waits for the
 // place of the one told to go.
@@ -46,8 +55,8 @@ const evictionWait = 100 * time.Millisecond
 
 type cappedListener struct {
 	net.Listener
-	slots      chan struct{}
-	minWaiting time.Duration
+	slots              chan struct{}
+	minSilent, minIdle time.Duration
 
 	mu    sync.Mutex
 	conns map[*cappedConn]struct{}
@@ -90,19 +99,26 @@ func (l *cappedListener) track(c net.Conn) *cappedConn {
 }
 
 // evict tells the connection that has waited the longest for a request,
-// if it has for minWaiting, to stop: its read deadline is set to now, so
-// net/http, waiting to read its next request, closes it as at its idle
-// timeout. A request that has just arrived is not cut: net/http sets its
-// own deadlines as it reads one, and the answer's writes have none of
-// ours. It reports whether one was told.
+// of those silent for minSilent or, with none, of those idle for minIdle,
+// to stop: its read deadline is set to now, so net/http, waiting to read
+// its next request, closes it as at its idle timeout. A request that has
+// just arrived is not cut: net/http sets its own deadlines as it reads
+// one, and the answer's writes have none of ours. It reports whether one
+// was told.
 func (l *cappedListener) evict(now time.Time) bool {
-	before := now.Add(-l.minWaiting).UnixNano()
+	silent, idle := now.Add(-l.minSilent).UnixNano(), now.Add(-l.minIdle).UnixNano()
 	l.mu.Lock()
 	var oldest *cappedConn
 	var since int64
+	oldestSilent := false
 	for c := range l.conns {
-		if w := c.waiting.Load(); w != 0 && w <= before && (oldest == nil || w < since) {
-			oldest, since = c, w
+		w := c.waiting.Load()
+		isSilent := !c.answered.Load()
+		switch {
+		case w == 0, isSilent && w > silent, !isSilent && w > idle:
+			continue // not waiting, or not for long enough
+		case oldest == nil, isSilent && !oldestSilent, isSilent == oldestSilent && w < since:
+			oldest, since, oldestSilent = c, w, isSilent
 		}
 	}
 	if oldest != nil && !oldest.waiting.CompareAndSwap(since, 0) {
@@ -126,6 +142,7 @@ func (l *cappedListener) ConnState(c net.Conn, s http.ConnState) {
 	}
 	switch s {
 	case http.StateIdle:
+		cc.answered.Store(true)
 		cc.waiting.Store(time.Now().UnixNano())
 	case http.StateActive, http.StateHijacked, http.StateClosed:
 		cc.waiting.Store(0)
@@ -135,9 +152,10 @@ func (l *cappedListener) ConnState(c net.Conn, s http.ConnState) {
 // cappedConn gives its place back when it is closed, once.
 type cappedConn struct {
 	net.Conn
-	l       *cappedListener
-	once    sync.Once
-	waiting atomic.Int64 // Unix nanoseconds since it waits for a request; 0: it does not
+	l        *cappedListener
+	once     sync.Once
+	waiting  atomic.Int64 // Unix nanoseconds since it waits for a request; 0: it does not
+	answered atomic.Bool  // it has been answered a request, so it waits idle, not silent
 }
 
 func (c *cappedConn) Close() error {

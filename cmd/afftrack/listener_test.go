@@ -10,9 +10,10 @@ import (
 )
 
 // TestAConnectionBeyondTheCap: a connection beyond --max-conns takes the
-// place of one that has waited long enough for a request, silent or idle
-// between requests, and is closed on arrival when none has; a connection
-// whose request is being answered keeps its place however long it takes.
+// place of one that has waited long enough for a request, a silent one
+// before one idle between requests, and is closed on arrival when none
+// has; a connection whose request is being answered keeps its place
+// however long it takes.
 func TestAConnectionBeyondTheCap(t *testing.T) {
 	const wait = 300 * time.Millisecond
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -20,7 +21,7 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	capped := capConns(ln, 2).(*cappedListener)
-	capped.minWaiting = wait
+	capped.minSilent, capped.minIdle = wait, wait
 	release := make(chan struct{})
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -115,6 +116,30 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 		}
 		c1.Close()
 		c2.Close()
+		c3.Close()
+		drained(t)
+	})
+
+	t.Run("a silent connection gives its place before one idle between requests", func(t *testing.T) {
+		c1, r1 := dial(t)
+		if !get(c1, r1, "/") {
+			t.Fatal("the first connection was not served")
+		}
+		time.Sleep(wait) // c1 idle long enough, and longer than c2 will be silent
+		c2, r2 := dial(t)
+		io.WriteString(c2, "GET / HTTP/1.1\r\n")
+		time.Sleep(wait + wait/3)
+		c3, r3 := dial(t)
+		if !get(c3, r3, "/") {
+			t.Fatal("a third connection was not served")
+		}
+		if !closed(c2, r2) {
+			t.Error("the silent connection was not closed")
+		}
+		if !get(c1, r1, "/") {
+			t.Error("the idle connection was closed instead")
+		}
+		c1.Close()
 		c3.Close()
 		drained(t)
 	})

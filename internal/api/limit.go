@@ -187,9 +187,10 @@ func newFailureBudget(perMinute, max int) *failureBudget {
 const busyWait = time.Second
 
 // slowWait bounds how long a lookup of an address whose failures are
-// spent waits for its turn: one turn at the default budget, so that a
-// client calling one at a time is always answered, and at most a couple
-// of an address's requests are held waiting.
+// spent waits for its turn: more than one turn at a budget of 12 or more
+// (the default's is 3 s), so that a client calling one at a time is
+// always answered; and an address's requests held waiting are at most
+// slowWait over the spacing, 2 at the default.
 const slowWait = 5 * time.Second
 
 // spacing is how far apart the lookups of an address whose failures are
@@ -220,20 +221,26 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 			w = failureWindow{start: t, pending: w.pending, wake: w.wake}
 		}
 		if w.n >= b.perMinute {
-			turn := t
+			// The minute's end, when the budget is whole again, is
+			// a turn for everyone.
+			turn, end := t, w.start.Add(time.Minute)
 			if w.next.After(t) {
 				turn = w.next
+			}
+			if turn.After(end) {
+				turn = end
 			}
 			if d := turn.Sub(t); d > slowWait {
 				b.mu.Unlock()
 				return d
 			}
-			w.next = turn.Add(b.spacing())
+			next := turn.Add(b.spacing())
+			w.next = next
 			w.pending++
 			b.addrs[addr] = w
 			b.mu.Unlock()
 			if !sleep(ctx, turn.Sub(t)) {
-				b.settle(addr, "", 1, false, now())
+				b.giveTurnBack(addr, turn, next, now())
 				return time.Second
 			}
 			return 0
@@ -269,6 +276,20 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 			return time.Second
 		}
 	}
+}
+
+// giveTurnBack gives back the place and the turn at turn of a lookup of
+// addr that was given up while it waited (its client left), so the next
+// call need not wait longer for it; next was the turn after, as taken.
+// Only the last turn taken can be given back: a later one is another's.
+func (b *failureBudget) giveTurnBack(addr string, turn, next time.Time, now time.Time) {
+	b.mu.Lock()
+	if w, ok := b.addrs[addr]; ok && w.next.Equal(next) {
+		w.next = turn
+		b.addrs[addr] = w
+	}
+	b.mu.Unlock()
+	b.settle(addr, "", 1, false, now)
 }
 
 // sleep waits for d, or reports false if ctx ends first.

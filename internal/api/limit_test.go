@@ -144,6 +144,38 @@ func TestAnAddressWhoseFailuresAreSpentIsSlowedDown(t *testing.T) {
 	})
 }
 
+func TestATurnGivenUpIsGivenBack(t *testing.T) {
+	b := newFailureBudget(300, 100) // turns 200 ms apart once spent
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { return t0 }
+	for i := range 300 {
+		b.fail("192.0.2.1", fmt.Sprintf("guess-%d", i), t0)
+	}
+	left, leave := context.WithCancel(context.Background())
+	leave() // the client has gone before its turn
+	if wait := b.begin(left, "192.0.2.1", now); wait == 0 {
+		t.Fatal("a lookup whose client left went ahead")
+	}
+	b.mu.Lock()
+	w := b.addrs["192.0.2.1"]
+	b.mu.Unlock()
+	if want := t0.Add(200 * time.Millisecond); !w.next.Equal(want) || w.pending != 0 {
+		t.Errorf("next turn %v with %d in flight, want %v with none: the turn given up is the next call's", w.next, w.pending, want)
+	}
+}
+
+func TestTheWaitForATurnEndsWithTheMinute(t *testing.T) {
+	b := newFailureBudget(3, 100) // turns 20 s apart once spent
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	b.fail("192.0.2.1", "guess-1", t0)
+	at := t0.Add(50 * time.Second)
+	b.fail("192.0.2.1", "guess-2", at)
+	b.fail("192.0.2.1", "guess-3", at)
+	if wait := b.begin(context.Background(), "192.0.2.1", func() time.Time { return at }); wait != 10*time.Second {
+		t.Errorf("wait %v, want 10s: the budget is whole again when the minute ends", wait)
+	}
+}
+
 func TestAuthenticationFailuresCountKeysNotTriedBefore(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
 	do := func(key string) *httptest.ResponseRecorder { return lookupFrom(h, "192.0.2.1", "", key) }

@@ -61,8 +61,9 @@ type Config struct {
 	MaxListStreams int
 
 	// AuthFailuresPerMinute is how many failed authentications one client
-	// address may make in a minute before it is answered 429 without its
-	// key being looked up. 0 is no bound.
+	// address may make in a minute before its key lookups are slowed down
+	// to one every minute's share of it, for the rest of its minute (429
+	// when the wait would be longer than 5 s). 0 is no bound.
 	AuthFailuresPerMinute int
 
 	// Currency is the network's currency (ISO 4217), the default of a
