@@ -221,18 +221,15 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 			w = failureWindow{start: t, pending: w.pending, wake: w.wake}
 		}
 		if w.n >= b.perMinute {
-			// The minute's end, when the budget is whole again, is
-			// a turn for everyone.
-			turn, end := t, w.start.Add(time.Minute)
+			turn := t
 			if w.next.After(t) {
 				turn = w.next
 			}
-			if turn.After(end) {
-				turn = end
-			}
 			if d := turn.Sub(t); d > slowWait {
+				// Asked again once the minute is over, the call finds
+				// the budget whole: it need not wait for its turn.
 				b.mu.Unlock()
-				return d
+				return min(d, w.start.Add(time.Minute).Sub(t))
 			}
 			next := turn.Add(b.spacing())
 			w.next = next

@@ -176,6 +176,28 @@ func TestTheWaitForATurnEndsWithTheMinute(t *testing.T) {
 	}
 }
 
+// TestTheMinutesEndIsNoTurnForAll: calls near the end of an address's
+// minute wait for their own turns like any other; the end shortens only
+// the Retry-After of those refused, or guesses sent at once just before
+// it would all be looked up together.
+func TestTheMinutesEndIsNoTurnForAll(t *testing.T) {
+	b := newFailureBudget(3, 100) // turns 20 s apart once spent
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		b.fail("192.0.2.1", fmt.Sprintf("guess-%d", i), t0)
+	}
+	at := func() time.Time { return t0.Add(57 * time.Second) }
+	if wait := b.begin(context.Background(), "192.0.2.1", at); wait != 0 {
+		t.Fatalf("the first call after the turn = %v, want it to go ahead", wait)
+	}
+	defer b.end("192.0.2.1", "guess-new", true, at())
+	for i := range 5 {
+		if wait := b.begin(context.Background(), "192.0.2.1", at); wait != 3*time.Second {
+			t.Errorf("call %d at once = %v, want refused until the minute's end, 3s away", i, wait)
+		}
+	}
+}
+
 func TestAuthenticationFailuresCountKeysNotTriedBefore(t *testing.T) {
 	h := newHarnessConfig(t, nil, func(c *Config) { c.AuthFailuresPerMinute = 3 })
 	do := func(key string) *httptest.ResponseRecorder { return lookupFrom(h, "192.0.2.1", "", key) }
