@@ -276,8 +276,10 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 }
 
 // giveTurnBack gives back the place and the turn at turn of a lookup of
-// addr that was given up while it waited (its client left), so the next
-// call need not wait longer for it; next was the turn after, as taken.
+// addr that was given up while it waited (its client left, as net/http
+// tells of a call without a body; of one with a body, only once the body
+// is read, after the turn), so the next call need not wait longer for it;
+// next was the turn after, as taken.
 // Only the last turn taken can be given back: a later one is another's.
 func (b *failureBudget) giveTurnBack(addr string, turn, next time.Time, now time.Time) {
 	b.mu.Lock()
