@@ -248,18 +248,7 @@ func TestFindBannersOfInactiveMerchants(t *testing.T) {
 	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		trackingLoaded(t, db)
 		s := sqlstore.NewBannerService(db)
-		ids := func(t *testing.T, f afftrack.BannerFilter) []int64 {
-			t.Helper()
-			got, err := s.FindBanners(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := []int64{}
-			for _, b := range got {
-				ids = append(ids, b.ID)
-			}
-			return ids
-		}
+		ids := func(t *testing.T, f afftrack.BannerFilter) []int64 { return bannerIDs(t, s, f) }
 		tests := []struct {
 			name     string
 			merchant int64
