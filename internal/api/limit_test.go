@@ -164,7 +164,7 @@ func TestATurnGivenUpIsGivenBack(t *testing.T) {
 	}
 }
 
-func TestTheWaitForATurnEndsWithTheMinute(t *testing.T) {
+func TestARefusalsRetryAfterEndsWithTheMinute(t *testing.T) {
 	b := newFailureBudget(3, 100) // turns 20 s apart once spent
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	b.fail("192.0.2.1", "guess-1", t0)
