@@ -65,15 +65,29 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 		_, err := br.ReadByte()
 		return err == io.EOF
 	}
-	// drained waits until every connection of a subtest has given its place back.
-	drained := func(t *testing.T) {
+	// drained closes cs and waits until every connection of a subtest has
+	// given its place back.
+	drained := func(t *testing.T, cs ...net.Conn) {
 		t.Helper()
+		for _, c := range cs {
+			c.Close()
+		}
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 			if len(capped.slots) == 0 {
 				return
 			}
 		}
 		t.Fatal("the connections' places were never given back")
+	}
+	// newcomer dials a connection beyond the cap and fails t unless it is
+	// served.
+	newcomer := func(t *testing.T) net.Conn {
+		t.Helper()
+		c, r := dial(t)
+		if !get(c, r, "/") {
+			t.Fatal("a third connection was not served")
+		}
+		return c
 	}
 
 	t.Run("a connection idle between requests long enough gives its place, the longest idle first", func(t *testing.T) {
@@ -87,19 +101,14 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 			t.Fatal("the second connection's second request was not served")
 		}
 		time.Sleep(wait + wait/3) // both idle long enough, c1 the longer
-		c3, r3 := dial(t)
-		if !get(c3, r3, "/") {
-			t.Fatal("a third connection was not served")
-		}
+		c3 := newcomer(t)
 		if !closed(c1, r1) {
 			t.Error("the connection idle the longest was not closed")
 		}
 		if !get(c2, r2, "/") {
 			t.Error("the other idle connection was closed too")
 		}
-		c2.Close()
-		c3.Close()
-		drained(t)
+		drained(t, c2, c3)
 	})
 
 	t.Run("a connection silent since it connected gives its place", func(t *testing.T) {
@@ -107,17 +116,11 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 		c2, r2 := dial(t)
 		io.WriteString(c2, "GET / HTTP/1.1\r\n") // half a request, then nothing
 		time.Sleep(wait + wait/3)
-		c3, r3 := dial(t)
-		if !get(c3, r3, "/") {
-			t.Fatal("a third connection was not served")
-		}
+		c3 := newcomer(t)
 		if !closed(c1, r1) && !closed(c2, r2) {
 			t.Error("neither silent connection was closed")
 		}
-		c1.Close()
-		c2.Close()
-		c3.Close()
-		drained(t)
+		drained(t, c1, c2, c3)
 	})
 
 	t.Run("a silent connection gives its place before one idle between requests", func(t *testing.T) {
@@ -129,19 +132,14 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 		c2, r2 := dial(t)
 		io.WriteString(c2, "GET / HTTP/1.1\r\n")
 		time.Sleep(wait + wait/3)
-		c3, r3 := dial(t)
-		if !get(c3, r3, "/") {
-			t.Fatal("a third connection was not served")
-		}
+		c3 := newcomer(t)
 		if !closed(c2, r2) {
 			t.Error("the silent connection was not closed")
 		}
 		if !get(c1, r1, "/") {
 			t.Error("the idle connection was closed instead")
 		}
-		c1.Close()
-		c3.Close()
-		drained(t)
+		drained(t, c1, c3)
 	})
 
 	t.Run("connections that have just been answered keep their places", func(t *testing.T) {
@@ -157,9 +155,7 @@ func TestAConnectionBeyondTheCap(t *testing.T) {
 		if !get(c1, r1, "/") || !get(c2, r2, "/") {
 			t.Error("a busy connection lost its place")
 		}
-		c1.Close()
-		c2.Close()
-		drained(t)
+		drained(t, c1, c2)
 	})
 
 	t.Run("a connection whose answer takes long keeps its place", func(t *testing.T) {

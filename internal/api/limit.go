@@ -281,7 +281,7 @@ func (b *failureBudget) begin(ctx context.Context, addr string, now func() time.
 // is read, after the turn), so the next call need not wait longer for it;
 // next was the turn after, as taken.
 // Only the last turn taken can be given back: a later one is another's.
-func (b *failureBudget) giveTurnBack(addr string, turn, next time.Time, now time.Time) {
+func (b *failureBudget) giveTurnBack(addr string, turn, next, now time.Time) {
 	b.mu.Lock()
 	if w, ok := b.addrs[addr]; ok && w.next.Equal(next) {
 		w.next = turn
@@ -324,8 +324,8 @@ func (b *failureBudget) fail(addr, key string, now time.Time) {
 
 // settle gives back addr's places lookups held and counts a failure,
 // unless key failed before in addr's minute (among its last
-// rememberedFailedKeys). An address left with nothing counted is forgotten, so clients
-// that authenticate take no room.
+// rememberedFailedKeys). An address left with nothing counted is
+// forgotten, so clients that authenticate take no room.
 func (b *failureBudget) settle(addr, key string, places int, failed bool, now time.Time) {
 	h := maphash.String(b.seed, key) | 1 // never 0, an empty slot
 	b.mu.Lock()

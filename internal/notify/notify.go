@@ -180,7 +180,8 @@ func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.L
 // Run delivers notifications until ctx ends, waits for the calls under
 // way, which go on until drain ends, then returns nil: a clean stop lets
 // the calls it finds finish (each is bounded by Timeout), where cutting
-// them would have their receivers called again once the lease is over. It claims notifications as call slots come free
+// them would have their receivers called again once the lease is over.
+// It claims notifications as call slots come free
 // rather than a batch at a time, and at most perAffiliate of one
 // affiliate, none of an affiliate it is still calling, and calls none
 // whose receiver it has paused (pauses): a receiver that hangs until
