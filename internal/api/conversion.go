@@ -244,8 +244,14 @@ func (s *Server) pixelOutcome(r *http.Request, merchantID int64, outcome string,
 	}
 	level := slog.LevelInfo
 	if afftrack.ErrorCode(err) == afftrack.EUNAVAILABLE {
-		// A browser does not send a pixel again: this sale is lost.
+		// A browser does not send a pixel again: this sale is lost; and
+		// a refusal of the database's (a full disk) is an operator's
+		// to act on, as writeError logs it.
 		level = slog.LevelWarn
+		if carriesCause(err) {
+			level = slog.LevelError
+			args = append(args, "error", err.Error())
+		}
 	}
 	s.logger.Log(r.Context(), level, "pixel conversion", args...)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -72,6 +73,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.logInternal(r, err)
 	}
+	if status == http.StatusServiceUnavailable && carriesCause(err) {
+		// The database refused (it has no space left, or another
+		// process holds its write lock): the client is told to retry,
+		// and the operator, who must act, is told why.
+		s.logger.ErrorContext(r.Context(), "unavailable", "request_id", stateOf(r).id, "error", err)
+	}
 	if status == http.StatusServiceUnavailable && w.Header().Get(headerRetryAfter) == "" {
 		// Every 503 says when to come back; a handler may have said
 		// sooner.
@@ -83,6 +90,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	b = appendErrorBody(b, st.neg.format, st.ns, errorMessage(code, err))
 	s.respond(w, st, status, st.neg.close(b))
 	putBody(buf, b)
+}
+
+// carriesCause reports whether err wraps the *afftrack.Error that gives
+// its code, rather than being it: a store's refusal with its cause, not
+// one of the server's own bounds.
+func carriesCause(err error) bool {
+	var e *afftrack.Error
+	return errors.As(err, &e) && err != error(e)
 }
 
 // logInternal logs an internal error with the request id. Every internal

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -210,6 +211,31 @@ func TestTransactionsStreaming(t *testing.T) {
 		}
 		if !strings.Contains(h.logs.String(), errStore.Error()) {
 			t.Errorf("the cause is not logged:\n%s", h.logs.String())
+		}
+	})
+
+	t.Run("a store's refusal with its cause is a 503 to retry, and its cause is logged", func(t *testing.T) {
+		h := newHarness(t)
+		full := afftrack.Errorf(afftrack.EUNAVAILABLE, "no space left")
+		h.tx.err, h.tx.failAfter = fmt.Errorf("%w: %w", full, errStore), 0
+		w := h.do("GET", listTarget, "X-Api-Key", merchantKey)
+		mustStatus(t, w, http.StatusServiceUnavailable)
+		if w.Header().Get("Retry-After") == "" || jsonMessage(w.Body.String()) != "no space left" {
+			t.Errorf("Retry-After %q, body %s; want a Retry-After and the refusal's message",
+				w.Header().Get("Retry-After"), w.Body.String())
+		}
+		if logs := h.logs.String(); !strings.Contains(logs, "level=ERROR msg=unavailable") || !strings.Contains(logs, errStore.Error()) {
+			t.Errorf("the cause is not logged as an error:\n%s", logs)
+		}
+	})
+
+	t.Run("a bound of the server's own is a 503 with no error logged", func(t *testing.T) {
+		h := newHarness(t)
+		h.tx.err, h.tx.failAfter = afftrack.Errorf(afftrack.EUNAVAILABLE, "busy"), 0
+		w := h.do("GET", listTarget, "X-Api-Key", merchantKey)
+		mustStatus(t, w, http.StatusServiceUnavailable)
+		if logs := h.logs.String(); strings.Contains(logs, "level=ERROR") {
+			t.Errorf("an error is logged:\n%s", logs)
 		}
 	})
 

@@ -153,13 +153,13 @@ func (s *ConversionService) writeGroup(ctx context.Context) {
 	// would wait as long again.
 	if err != nil && begun && len(group) > 1 {
 		for _, w := range group {
-			w.err = s.writeAlone(ctx, w, &unprepared)
+			w.err = s.db.writeFailed(s.writeAlone(ctx, w, &unprepared))
 			close(w.done)
 		}
 		return
 	}
 	for _, w := range group {
-		w.err = err
+		w.err = s.db.writeFailed(err)
 		close(w.done)
 	}
 }

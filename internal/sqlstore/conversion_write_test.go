@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/afftrack/afftrack"
 	"github.com/afftrack/afftrack/internal/sqlstore"
+	"github.com/afftrack/afftrack/internal/sqlstore/storetest"
 )
 
 // waitForWaiting waits until n conversions of s wait to be written.
@@ -202,4 +204,41 @@ func TestConversionNotificationIsItsStoredTransactions(t *testing.T) {
 			t.Errorf("notifications (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestAConversionTheDiskHasNoSpaceFor: a conversion the database refuses
+// for want of space is unavailable, to be sent again, not an internal
+// error; nothing of it is stored, and the conversions before it stay.
+func TestAConversionTheDiskHasNoSpaceFor(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t, storetest.SQLite)
+	conversionLoaded(t, db)
+	s := sqlstore.NewConversionService(db, "AUD", trackingClock(t))
+	if err := sqlstore.FillWriter(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	// The file's last pages have room for a few rows: conversions are
+	// sent until one needs a page more.
+	for i := range 1000 {
+		before := storedCounts(t, db)
+		c := afftrack.Conversion{MerchantID: 1, ClickID: testClickID(clickBanner), OrderID: fmt.Sprintf("full-%d", i),
+			SaleValue: 100000, CurrencyCode: "AUD", CustomerType: afftrack.CustomerTypeNew}
+		_, _, err := s.RecordConversion(ctx, &c)
+		if err == nil {
+			continue
+		}
+		if code := afftrack.ErrorCode(err); code != afftrack.EUNAVAILABLE ||
+			!strings.Contains(afftrack.ErrorMessage(err), "no space left") {
+			t.Errorf("conversion %d on a full disk: %s %q, want unavailable saying there is no space", i,
+				code, afftrack.ErrorMessage(err))
+		}
+		if got := storedCounts(t, db); got != before {
+			t.Errorf("transactions and conversions stored: %v after the refused conversion, %v before", got, before)
+		}
+		if got := countRows(t, db, "transactions"); i > 0 && got == 0 {
+			t.Error("no transaction stored of the conversions before it")
+		}
+		return
+	}
+	t.Fatal("1,000 conversions all stored on a full disk")
 }

@@ -39,6 +39,9 @@ type dialect interface {
 	// by another process when the wait for it ran out (SQLite's
 	// busy_timeout); PostgreSQL waits for its row locks.
 	isBusy(err error) bool
+	// isFull reports whether err is the database refusing a write for
+	// want of disk space.
+	isFull(err error) bool
 
 	// batchParams is how many parameters a multi-row statement of an
 	// import should carry: enough rows to amortise a statement's cost.

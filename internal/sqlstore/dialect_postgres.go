@@ -214,6 +214,12 @@ func (postgresDialect) prepares() bool { return false }
 
 func (postgresDialect) isBusy(error) bool { return false }
 
+// isFull: disk_full, which PostgreSQL raises when a write finds no space.
+func (postgresDialect) isFull(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "53100"
+}
+
 func (postgresDialect) isUniqueViolation(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == "23505"

@@ -138,6 +138,11 @@ func (sqliteDialect) isBusy(err error) bool {
 	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
+func (sqliteDialect) isFull(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
 func (sqliteDialect) isUniqueViolation(err error) bool {
 	var e *sqlite.Error
 	if !errors.As(err, &e) {

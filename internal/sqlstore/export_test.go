@@ -1,6 +1,9 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // MigrateTo applies the migrations up to version last, for the tests of a
 // migration's conversion of older data.
@@ -28,4 +31,18 @@ func (db *DB) PreparedTexts() []string {
 		return true
 	})
 	return texts
+}
+
+// FillWriter makes db's SQLite file full for its write connection: no
+// write that needs a page more succeeds, as on a full disk. SQLite's
+// max_page_count is the connection's own, so reads are untouched.
+func FillWriter(ctx context.Context, db *DB) error {
+	conn := <-db.writer
+	defer func() { db.writer <- conn }()
+	var pages int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
+	return err
 }

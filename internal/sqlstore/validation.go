@@ -26,7 +26,7 @@ func (s *LifecycleService) Validate(ctx context.Context, merchantID int64, actor
 	for i := range rows {
 		r, err := s.validateRow(ctx, merchantID, actor, &rows[i])
 		if err != nil {
-			return nil, fmt.Errorf("validation row %d: %w", i, err)
+			return nil, fmt.Errorf("validation row %d: %w", i, s.db.writeFailed(err))
 		}
 		results[i] = r
 	}
