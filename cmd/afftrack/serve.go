@@ -556,17 +556,16 @@ func checkBaseURL(name, s string) error {
 const plainPathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
 
 // derivePublicURL is the public URL of a server listening on addr: its
-// host and port, with localhost for 127.0.0.1, ::1 or an address that
-// listens on every interface, as a browser on the same machine would
-// reach it. Another loopback address (127.0.0.2) is kept: localhost
-// resolves to neither.
+// host and port, with localhost for a loopback address or one that
+// listens on every interface, as contract.md §1 pins it: the name a
+// browser on the same machine uses. (localhost does not reach a server
+// listening on 127.0.0.2 alone; its operator sets --public-url.)
 func derivePublicURL(addr net.Addr) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return "http://" + addr.String()
 	}
-	if ip := net.ParseIP(host); host == "" || ip == nil || ip.Equal(net.IPv4(127, 0, 0, 1)) ||
-		ip.Equal(net.IPv6loopback) || ip.IsUnspecified() {
+	if ip := net.ParseIP(host); host == "" || ip == nil || ip.IsLoopback() || ip.IsUnspecified() {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)

@@ -59,7 +59,7 @@ func TestThePublicURLFollowsTheAddressAServerListensOn(t *testing.T) {
 		{"::1 is localhost", "[::1]:8080", "http://localhost:8080"},
 		{"every interface is localhost", "[::]:9090", "http://localhost:9090"},
 		{"every IPv4 interface is localhost", "0.0.0.0:9090", "http://localhost:9090"},
-		{"another loopback address is kept, as localhost would not reach it", "127.0.0.2:8080", "http://127.0.0.2:8080"},
+		{"another loopback address is localhost too, as the contract pins it", "127.0.0.2:8080", "http://localhost:8080"},
 		{"an interface's address is kept", "192.0.2.7:80", "http://192.0.2.7:80"},
 		{"an IPv6 address keeps its brackets", "[2001:db8::7]:80", "http://[2001:db8::7]:80"},
 	} {
