@@ -79,7 +79,6 @@ func (f *BannerFilter) Match(b *Banner) bool {
 // BannerService reads banners.
 type BannerService interface {
 	// FindBanners returns the banners of merchants the affiliate has
-	// joined, and which are Active and launched (Program.Launched), that
-	// match f, ordered by Id.
+	// joined, and which are Active, that match f, ordered by Id.
 	FindBanners(ctx context.Context, f BannerFilter) ([]*Banner, error)
 }

@@ -122,10 +122,10 @@ func TestNoKeySeesAnotherAccountsData(t *testing.T) {
 	}
 }
 
-// randomNetwork makes a small network with random ownership: a few
-// merchants, each with a launched program, and affiliates, memberships of
-// every status, and transactions, banners and invoices spread among them.
-// Every account has no rate limit.
+// randomNetwork makes a small network of the contract's import file (no
+// programs) with random ownership: a few merchants and affiliates,
+// memberships of every status, and transactions, banners and invoices
+// spread among them. Every account has no rate limit.
 func randomNetwork(rng *rand.Rand) *afftrack.Dataset {
 	d := &afftrack.Dataset{}
 	unlimited := afftrack.RateLimit{PerMinute: afftrack.Some[int64](0), PerDay: afftrack.Some[int64](0), Concurrent: afftrack.Some[int64](0)}
@@ -135,9 +135,6 @@ func randomNetwork(rng *rand.Rand) *afftrack.Dataset {
 			Merchant: afftrack.Merchant{ID: int64(i), Name: fmt.Sprintf("Merchant %d", i), Status: afftrack.AccountActive, RateLimit: unlimited},
 			APIKeys:  []string{fmt.Sprintf("merchant-key-%d-%d", i, rng.Uint64())},
 		})
-		d.Programs = append(d.Programs, afftrack.Program{MerchantID: int64(i), TargetURL: "https://shop.example/",
-			CookieDays: 30, ValidationDays: 30, Commission: afftrack.CommissionRule{Percent: afftrack.Some[afftrack.Percent](1000)}})
-		d.ProgramAt = append(d.ProgramAt, i-1)
 	}
 	for i := 1; i <= na; i++ {
 		d.Affiliates = append(d.Affiliates, afftrack.AffiliateRecord{

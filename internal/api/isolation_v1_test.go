@@ -259,14 +259,14 @@ func checkAffiliateV1(t *testing.T, h http.Handler, d *afftrack.Dataset, n *v1In
 	checkList(t, who, "Merchants", v1IDs(t, h, "/V1/Affiliate/Merchants"+q), keys(visible))
 	checkByID(t, h, who, "/V1/Affiliate/Merchants/%d?apiKey=%s", key, mIDs, func(id int64) bool { return visible[id] })
 
-	// Banners and Banners/{id}: Joined merchants' (Active, launched),
-	// groups not expired.
+	// Banners and Banners/{id}: Joined merchants' (Active, launched or
+	// not: contract.md §9), groups not expired.
 	var bIDs []int64
 	banners := map[int64]bool{}
 	for _, b := range d.Banners {
 		bIDs = append(bIDs, b.ID)
 		g := n.group[b.BannerGroupID.Value]
-		if n.joined(b.MerchantID, a.ID) && n.merchantActive[b.MerchantID] && n.launched(b.MerchantID) &&
+		if n.joined(b.MerchantID, a.ID) && n.merchantActive[b.MerchantID] &&
 			(!g.ExpiryDate.Valid || !g.ExpiryDate.Value.Before(v1Now)) {
 			banners[b.ID] = true
 		}

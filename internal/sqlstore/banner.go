@@ -19,11 +19,15 @@ type BannerService struct {
 // NewBannerService returns a BannerService on db.
 func NewBannerService(db *DB) *BannerService { return &BannerService{db: db} }
 
-// FindBanners returns the banners of the Active merchants with a launched
-// program the affiliate has joined (a banner of another merchant would
-// not credit a click, or answer 404), but
-// for those of a group whose ExpiryDate is before f.Now,
-// with each merchant's name and avatar, that match f, ordered by id. Exact integer filters also go to the database; f.Match decides.
+// FindBanners returns the banners of the Active merchants the affiliate
+// has joined, but for those of a group whose ExpiryDate is before f.Now,
+// with each merchant's name and avatar, that match f, ordered by id.
+// Exact integer filters also go to the database; f.Match decides.
+//
+// A merchant not Active is left out (tracking.md §2: its links would
+// not credit), but whether its program is launched is not asked:
+// contract.md §9 shows every joined merchant's banners, and its import
+// file has no programs.
 func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter) ([]*afftrack.Banner, error) {
 	var q strings.Builder
 	q.WriteString(`SELECT b.id, b.date_created, b.date_modified, b.merchant_id, m.name, m.avatar_url, b.group_name,
@@ -31,9 +35,8 @@ func (s *BannerService) FindBanners(ctx context.Context, f afftrack.BannerFilter
 	FROM memberships ms
 	JOIN banners b ON b.merchant_id = ms.merchant_id
 	JOIN merchants m ON m.id = b.merchant_id
-	JOIN programs p ON p.merchant_id = m.id
 	LEFT JOIN banner_groups g ON g.id = b.group_id
-	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3 AND ` + programLaunched + `
+	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3
 		AND (g.expiry_date IS NULL OR g.expiry_date >= $4)`)
 	args := []any{f.AffiliateID, int64(afftrack.MembershipJoined), int64(afftrack.AccountActive), toMillis(f.Now)}
 	eq := func(column string, v int64) {

@@ -37,15 +37,7 @@ func TestFindBanners(t *testing.T) {
 		{"filters combine with AND", afftrack.BannerFilter{AffiliateID: 1, GroupName: str("Spring"), Height: num(90)}, []int64{12}},
 	}
 	eachBackend(t, func(t *testing.T, db *sqlstore.DB) {
-		loaded(t, db)
-		// The fixture has no programs; banners show only for launched ones.
-		for _, m := range []int64{1, 2} {
-			p := &afftrack.Program{MerchantID: m, TargetURL: "https://shop.example/", CookieDays: 30,
-				Commission: afftrack.CommissionRule{Percent: afftrack.Some[afftrack.Percent](50000)}}
-			if err := sqlstore.NewProgramService(db).SetProgram(context.Background(), p); err != nil {
-				t.Fatal(err)
-			}
-		}
+		loaded(t, db) // the contract's fixture: no programs
 		s := sqlstore.NewBannerService(db)
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -85,18 +77,21 @@ func bannerIDs(t *testing.T, s *sqlstore.BannerService, f afftrack.BannerFilter)
 	return ids
 }
 
-func TestFindBannersOfLaunchedProgramsOnly(t *testing.T) {
+// TestFindBannersWhateverTheProgram: contract.md §9 shows the banners of
+// every Active merchant the affiliate has joined, and its import file
+// has no programs: whether a merchant's program is launched hides none.
+func TestFindBannersWhateverTheProgram(t *testing.T) {
 	// Affiliate 1 has joined every merchant of the catalog network.
 	tests := []struct {
 		name string
 		f    afftrack.BannerFilter
 		want []int64
 	}{
-		{"an Active merchant's with a TargetUrl and a Commission are seen, an expired group's not",
-			afftrack.BannerFilter{AffiliateID: 1}, []int64{11, 12, 21}},
-		{"a merchant's without a program are not", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](3)}, []int64{}},
-		{"a program's without a TargetUrl are not", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](6)}, []int64{}},
-		{"a program's without a Commission are not", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](7)}, []int64{}},
+		{"every Active merchant's are seen, an expired group's and a Suspended merchant's not",
+			afftrack.BannerFilter{AffiliateID: 1}, []int64{11, 12, 21, 31, 61, 71}},
+		{"a merchant's without a program are seen", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](3)}, []int64{31}},
+		{"a program's without a TargetUrl are seen", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](6)}, []int64{61}},
+		{"a program's without a Commission are seen", afftrack.BannerFilter{AffiliateID: 1, MerchantID: afftrack.Some[int64](7)}, []int64{71}},
 	}
 	eachTransactionStore(t, func(t *testing.T, db *sqlstore.DB) {
 		mustImportAt(t, db, "2024-01-01T00:00:00", catalogDataset(t))

@@ -21,9 +21,9 @@ func NewCatalogService(db *DB) *CatalogService { return &CatalogService{db: db} 
 
 // programLaunched is the condition that the program p (programs, joined
 // on its merchant) is launched, as afftrack.Program.Launched: a TargetUrl
-// and a Commission. The affiliate's functions show only the merchants and
-// creatives of launched programs: an unlaunched one's links answer 404 or
-// credit nothing.
+// and a Commission. The affiliate's Merchants, coupons and promotions
+// (v1-surface.md) are only launched programs': an unlaunched one's links
+// answer 404 or credit nothing. Banners are not held to it (FindBanners).
 const programLaunched = `p.target_url <> '' AND (p.commission_percent IS NOT NULL OR p.commission_flat IS NOT NULL)`
 
 // affiliateMerchantSelect reads the merchants affiliate $1 sees: Active
@@ -119,8 +119,8 @@ func (s *CatalogService) findMerchants(ctx context.Context, q string, args []any
 }
 
 // FindAffiliateBanner returns banner id if the affiliate sees it in its
-// list (a Joined membership with an Active merchant whose program is
-// launched) and its group has not expired at now, with the hosts a
+// list (a Joined membership with an Active merchant, launched or not, as
+// FindBanners) and its group has not expired at now, with the hosts a
 // targetUrl may lead to.
 func (s *CatalogService) FindAffiliateBanner(ctx context.Context, affiliateID, id int64, now time.Time) (*afftrack.Banner, []string, error) {
 	b := &afftrack.Banner{}
@@ -131,9 +131,8 @@ func (s *CatalogService) FindAffiliateBanner(ctx context.Context, affiliateID, i
 	FROM memberships ms
 	JOIN banners b ON b.merchant_id = ms.merchant_id
 	JOIN merchants m ON m.id = b.merchant_id
-	JOIN programs p ON p.merchant_id = m.id
 	LEFT JOIN banner_groups g ON g.id = b.group_id
-	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3 AND `+programLaunched+` AND b.id = $4
+	WHERE ms.affiliate_id = $1 AND ms.status = $2 AND m.status = $3 AND b.id = $4
 		AND (g.expiry_date IS NULL OR g.expiry_date >= $5)`,
 		affiliateID, int64(afftrack.MembershipJoined), int64(afftrack.AccountActive), id, toMillis(now)).Scan(
 		&b.ID, &created, &modified, &b.MerchantID, &b.MerchantName, &b.MerchantAvatarURL, &b.GroupName, &b.Name,

@@ -178,12 +178,20 @@ func TestFindAffiliateBanner(t *testing.T) {
 		if _, _, err := s.FindAffiliateBanner(ctx, 1, 22, dt(t, "2024-06-10T00:00:00")); err != nil {
 			t.Errorf("banner 22 on its ExpiryDate: %v", err)
 		}
+		// A joined Active merchant's banner is seen whatever its program,
+		// as in the list (contract.md §9).
+		for _, id := range []int64{
+			31, // a merchant's without a program
+			61, // a program's without a TargetUrl
+			71, // a program's without a Commission
+		} {
+			if _, _, err := s.FindAffiliateBanner(ctx, 1, id, now); err != nil {
+				t.Errorf("affiliate 1, banner %d: %v, want it found", id, err)
+			}
+		}
 		for _, c := range []struct{ aff, id int64 }{
 			{1, 22}, // its group expired
 			{1, 41}, // a Suspended merchant's
-			{1, 31}, // a merchant's without a program
-			{1, 61}, // a program's without a TargetUrl
-			{1, 71}, // a program's without a Commission
 			{3, 11}, // a Pending membership
 			{2, 11}, // no membership
 			{1, 99},
