@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -67,10 +69,15 @@ const (
 // WebURLProblem says what is wrong with s as a URL that ends up in
 // affiliates' pages, or "": at most MaxURL bytes, an absolute http or
 // https URL with a host and no user information (javascript: would run
-// there). The caller puts the field's name before it.
+// there), no white space (a redirect would send it raw in its Location,
+// which RFC 3986 does not allow, and a trailing one is invisible) and a
+// port, if any, of 1 to 65535. The caller puts the field's name before it.
 func WebURLProblem(s string) string {
 	if len(s) > MaxURL {
 		return fmt.Sprintf("is %d bytes long; a URL is at most %d bytes", len(s), MaxURL)
+	}
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		return fmt.Sprintf("%q holds white space at byte %d; percent-encode it (a space is %%20)", s, i)
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
@@ -85,6 +92,11 @@ func WebURLProblem(s string) string {
 	if strings.HasPrefix(u.Host, "[") {
 		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
 			return fmt.Sprintf("%q has no valid host name", s)
+		}
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.ParseUint(p, 10, 16); err != nil || n == 0 {
+			return fmt.Sprintf("%q has a port out of the range 1-65535", s)
 		}
 	}
 	return ""

@@ -66,6 +66,14 @@ func TestWebURLProblem(t *testing.T) {
 		{"a host with angle brackets", "http://a<b>.example/", false},
 		{"a bracketed host that is not IPv6", "http://[Foo]/", false},
 		{"a bracketed IPv4 address", "http://[127.0.0.1]/", false},
+		{"a space in the path", "https://a.example/a b", false},
+		{"a trailing space", "https://a.example/ ", false},
+		{"a no-break space", "https://a.example/\u00a0", false},
+		{"a line separator in the host", "https://a.example\u2028/", false},
+		{"a percent-encoded space", "https://a.example/a%20b", true},
+		{"a port beyond 65535", "https://a.example:99999/", false},
+		{"port 0", "https://a.example:0/", false},
+		{"the largest port", "https://a.example:65535/", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := afftrack.WebURLProblem(tt.url); (got == "") != tt.ok {
