@@ -331,3 +331,28 @@ func TestAMissingGeoIPFileOpensNoDatabase(t *testing.T) {
 		})
 	}
 }
+
+// TestAClosedPipeIsAnErrorNotASilentDeath: a command whose standard output
+// is a pipe nobody reads (afftrack key create ... | true) is not killed by
+// SIGPIPE without a word: it exits 1 and names the key it made, whose
+// secret nobody saw, for revoking.
+func TestAClosedPipeIsAnErrorNotASilentDeath(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "pipe.db")
+	if out, err := afftrack(t, nil, "account", "create", "merchant", "--name", "Pipe", "--db", dsn); err != nil {
+		t.Fatalf("account create: %v\n%s", err, out)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	var stderr strings.Builder
+	cmd := exec.Command(binary, "key", "create", "merchant", "1", "--db", dsn)
+	cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	if code := exitCodeOf(err); code != 1 || !strings.Contains(stderr.String(), "revoke it: afftrack key revoke k_") {
+		t.Errorf("exit %d (%v), stderr %q; want exit 1 naming the key to revoke", code, err, stderr.String())
+	}
+}
