@@ -356,3 +356,18 @@ func TestAClosedPipeIsAnErrorNotASilentDeath(t *testing.T) {
 		t.Errorf("exit %d (%v), stderr %q; want exit 1 naming the key to revoke", code, err, stderr.String())
 	}
 }
+
+// TestMigrateSaysWhatItApplied: migrate on a new database says how many
+// migrations it applied, and on one up to date only that it is.
+func TestMigrateSaysWhatItApplied(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "m.db")
+	out, err := afftrack(t, nil, "migrate", "--db", dsn)
+	if err != nil || !strings.HasPrefix(out, "applied ") || !strings.Contains(out, " migrations (1 to ") ||
+		!strings.HasSuffix(out, "schema is up to date\n") {
+		t.Errorf("first migrate: %v\n%s\nwant the migrations applied, then up to date", err, out)
+	}
+	out, err = afftrack(t, nil, "migrate", "--db", dsn)
+	if err != nil || out != "schema is up to date\n" {
+		t.Errorf("second migrate: %v\n%q\nwant only that the schema is up to date", err, out)
+	}
+}

@@ -103,6 +103,9 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if applied := db.Applied(); len(applied) > 0 {
+		fmt.Fprintf(env.stdout, "applied %d migrations (%d to %d)\n", len(applied), applied[0], applied[len(applied)-1])
+	}
 	if v := db.NewerSchema(); v != 0 {
 		fmt.Fprintf(env.stdout, "schema is up to date; the database also has migration %d, of a newer afftrack release\n", v)
 		return nil

@@ -111,6 +111,7 @@ func (db *DB) migrateTo(ctx context.Context, last int64) error {
 	// A database that is up to date is told by a read: on SQLite every
 	// migration's transaction takes the one write lock, which a command
 	// would otherwise wait for (and fail on) while an import holds it.
+	db.applied = nil
 	recorded, err := db.recordedMigrations(ctx)
 	if err == nil && len(ms) > 0 {
 		db.newerSchema = 0
@@ -169,6 +170,11 @@ func (db *DB) recordedMigrations(ctx context.Context) (map[int64]bool, error) {
 // last Migrate found it.
 func (db *DB) NewerSchema() int64 { return db.newerSchema }
 
+// Applied returns the versions of the migrations the last Migrate applied
+// itself, in order: none when the database was up to date, or when
+// another process applied them meanwhile.
+func (db *DB) Applied() []int64 { return db.applied }
+
 // applyMigration runs m unless it is recorded already, on a connection of
 // its own, so that what a rebuild sets on it is set back before the
 // connection returns to the pool.
@@ -220,5 +226,6 @@ func (db *DB) applyMigration(ctx context.Context, m migration) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migration %s: commit: %w", m.name, err)
 	}
+	db.applied = append(db.applied, m.version)
 	return nil
 }

@@ -59,6 +59,8 @@ type DB struct {
 
 	// newerSchema is NewerSchema's answer, set by Migrate.
 	newerSchema int64
+	// applied is Applied's answer, set by Migrate.
+	applied []int64
 }
 
 // beginWrite begins a transaction that will write. The returned release
