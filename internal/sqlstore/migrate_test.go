@@ -12,7 +12,7 @@ import (
 )
 
 // migrationCount is the number of files under migrations/.
-const migrationCount = 14
+const migrationCount = 15
 
 // openMigratedTo opens a database of backend b migrated up to version
 // last, for a test of what the next migration does to the rows of its

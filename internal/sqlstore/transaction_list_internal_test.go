@@ -43,26 +43,52 @@ func TestAPageAfterAnotherSeeksItsPlaceInTheIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, err := db.sql.QueryContext(ctx, "EXPLAIN QUERY PLAN "+tt.text, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(strings.Join(plan, "\n"), tt.want) {
-				t.Errorf("plan:\n%s\nwant a search of %s", strings.Join(plan, "\n"), tt.want)
+			if plan := queryPlan(t, db, tt.text, tt.args...); !strings.Contains(plan, tt.want) {
+				t.Errorf("plan:\n%s\nwant a search of %s", plan, tt.want)
 			}
 		})
 	}
+}
+
+// TestAValidationByOrderIDSeeksItsTransaction: on SQLite, a validation
+// row naming its transaction by OrderId finds it through the index of
+// (merchant, OrderId), not by reading every transaction of the merchant.
+func TestAValidationByOrderIDSeeksItsTransaction(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "v.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	plan := queryPlan(t, db, validatedByOrderID, int64(1), "ORDER-1")
+	if want := "transactions_merchant_order (merchant_id=? AND order_id=?)"; !strings.Contains(plan, want) {
+		t.Errorf("plan:\n%s\nwant a search of %s", plan, want)
+	}
+}
+
+// queryPlan returns SQLite's plan of the query text with args, a line
+// a step.
+func queryPlan(t *testing.T, db *DB, text string, args ...any) string {
+	t.Helper()
+	rows, err := db.sql.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+text, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }

@@ -156,6 +156,17 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 	return res, nil
 }
 
+// validatedColumns reads what a validation needs of transactions t.
+const validatedColumns = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.customer_type, t.reported_currency_code,
+		t.date_created, t.validation_date, t.sale_value, t.commission,
+		(SELECT COUNT(*) FROM transaction_items i WHERE i.transaction_id = t.id)
+	FROM transactions t `
+
+// validatedByOrderID finds merchant $1's transactions of OrderId $2, the
+// first two (two are an ambiguity the row is refused for), through the
+// index of (merchant_id, order_id) (migration 0015).
+const validatedByOrderID = validatedColumns + `WHERE t.merchant_id = $1 AND t.order_id = $2 ORDER BY t.id LIMIT 2`
+
 // findValidated reads the transaction a row names, by Id or OrderId, or
 // says why there is none to validate (with the transaction, if there is
 // one but the row does not fit it).
@@ -165,18 +176,13 @@ func (s *LifecycleService) validateRow(ctx context.Context, merchantID int64, ac
 // what the first wrote. The guarded UPDATEs alone would let two Amends,
 // which leave it Pending, both win, the second over the first unseen.
 func findValidated(ctx context.Context, q queryer, d dialect, merchantID int64, v *afftrack.Validation) (*validated, string, error) {
-	const cols = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.customer_type, t.reported_currency_code,
-		t.date_created, t.validation_date, t.sale_value, t.commission,
-		(SELECT COUNT(*) FROM transaction_items i WHERE i.transaction_id = t.id)
-	FROM transactions t `
 	var rows *sql.Rows
 	var err error
 	switch {
 	case v.ID.Valid:
-		rows, err = q.QueryContext(ctx, cols+`WHERE t.id = $1 AND t.merchant_id = $2`+d.forUpdate(), v.ID.Value, merchantID)
+		rows, err = q.QueryContext(ctx, validatedColumns+`WHERE t.id = $1 AND t.merchant_id = $2`+d.forUpdate(), v.ID.Value, merchantID)
 	case v.OrderID.Valid:
-		rows, err = q.QueryContext(ctx, cols+`WHERE t.merchant_id = $1 AND t.order_id = $2 ORDER BY t.id LIMIT 2`+d.forUpdate(),
-			merchantID, v.OrderID.Value)
+		rows, err = q.QueryContext(ctx, validatedByOrderID+d.forUpdate(), merchantID, v.OrderID.Value)
 	default:
 		return nil, "Id or OrderId is required.", nil
 	}
