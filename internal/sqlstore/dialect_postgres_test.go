@@ -60,3 +60,43 @@ func TestOpenRefusesAPostgresDatabaseThatFoldsASCIIOnly(t *testing.T) {
 		t.Errorf("Open: %v; want an error naming the locale", err)
 	}
 }
+
+// TestACancelledQueryKeepsItsPostgresConnection: a query whose context
+// ends (its client went away) is cancelled on the server and its
+// connection kept, so a client that hangs up again and again does not
+// make PostgreSQL start a backend for each request.
+func TestACancelledQueryKeepsItsPostgresConnection(t *testing.T) {
+	if os.Getenv(storetest.PostgresEnv) == "" {
+		t.Skipf("%s is not set", storetest.PostgresEnv)
+	}
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, storetest.URL(t, storetest.Postgres), sqlstore.Options{MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pid := func() int64 {
+		t.Helper()
+		var pid int64
+		if err := db.SQL().QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		return pid
+	}
+	before := pid()
+	for i := range 5 {
+		cut, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		start := time.Now()
+		_, err := db.SQL().ExecContext(cut, `SELECT pg_sleep(10)`)
+		cancel()
+		if err == nil {
+			t.Fatalf("query %d: no error, want it cancelled", i)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("query %d took %s to be cancelled", i, d)
+		}
+	}
+	if after := pid(); after != before {
+		t.Errorf("backend %d after five cancelled queries, %d before: the connection was cut", after, before)
+	}
+}
