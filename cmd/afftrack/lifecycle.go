@@ -362,11 +362,16 @@ func readValidationCSV(r io.Reader) ([]afftrack.Validation, []int, error) {
 		lines = append(lines, line)
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
+				return rec[i]
 			}
 			return ""
 		}
-		v := validationRow(get("OrderId"), get("Action"), get("Reason"), get("SaleValue"))
+		// OrderId is matched exactly, spaces included (tracking.md), so
+		// "X-1 " names another transaction than "X-1", as it does in the
+		// API. The other cells are names and an amount that no space can
+		// make mean anything else: a space around them is dropped.
+		v := validationRow(get("OrderId"), strings.TrimSpace(get("Action")), strings.TrimSpace(get("Reason")),
+			strings.TrimSpace(get("SaleValue")))
 		if len(rec) > len(header) {
 			v.Problem = fmt.Sprintf("The row has %d fields; the header names %d (a comma in an unquoted Reason?).",
 				len(rec), len(header))

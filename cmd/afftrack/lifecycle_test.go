@@ -45,6 +45,17 @@ func exitCodeOf(err error) int {
 // by affiliate 40 with the given ids, whose validation date has passed.
 func writeImport(t *testing.T, first, n int) string {
 	t.Helper()
+	orders := make([]string, n)
+	for i := range orders {
+		orders[i] = fmt.Sprintf("IMP-%d", first+i)
+	}
+	return writeImportOrders(t, first, "2024-03-11T09:00:00", orders...)
+}
+
+// writeImportOrders is writeImport with the transactions' validation
+// date and OrderIds, one transaction each, their ids counting from first.
+func writeImportOrders(t *testing.T, first int, validation string, orders ...string) string {
+	t.Helper()
 	type tx struct {
 		Id, MerchantId, AffiliateId                      int
 		DateCreated, ValidationDate                      string
@@ -54,10 +65,10 @@ func writeImport(t *testing.T, first, n int) string {
 		TrafficSourceApproved                            bool
 	}
 	var file struct{ Transactions []tx }
-	for i := range n {
+	for i, order := range orders {
 		file.Transactions = append(file.Transactions, tx{Id: first + i, MerchantId: 30, AffiliateId: 40,
-			DateCreated: "2024-03-01T09:00:00", ValidationDate: "2024-03-11T09:00:00", TrafficType: "Website",
-			CreativeType: "Text Link", CustomerType: "New", OrderId: fmt.Sprintf("IMP-%d", first+i),
+			DateCreated: "2024-03-01T09:00:00", ValidationDate: validation, TrafficType: "Website",
+			CreativeType: "Text Link", CustomerType: "New", OrderId: order,
 			TrackingMethod: "Cookie", ReportedCurrencyCode: "AUD", Status2: "Pending",
 			SaleValue: 40, Commission: 4, ReportedSaleValue: 40, TrafficSourceApproved: true})
 	}
@@ -280,6 +291,32 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 			t.Errorf("history of 9001:\n%s\nwant one line matching %s", out, want)
 		}
 	})
+}
+
+// TestTheSpreadsheetMatchesOrderIdsExactly validates by OrderIds that
+// differ by a space only: each row acts on the transaction whose OrderId
+// is the cell as written, as a row of the API does (tracking.md: OrderId
+// is matched exactly, case and spaces included).
+func TestTheSpreadsheetMatchesOrderIdsExactly(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "orders.db")
+	importTracking(t, dsn)
+	if out, err := afftrack(t, nil, "import", "--db", dsn, writeImportOrders(t, 101, "2099-01-01T00:00:00", "X-1", "X-1 ", " Y-2", "Y-2")); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	file := writeFile(t, "v.csv", "OrderId,Action,Reason,SaleValue\n\"X-1 \",Void,Cancelled Order,\n Y-2, Void , Cancelled Order ,\n")
+	out, err := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", file)
+	if err != nil {
+		t.Fatalf("validate: %v\n%s", err, out)
+	}
+	db := openDB(t, dsn)
+	var got []int
+	for _, id := range []string{"101", "102", "103", "104"} {
+		got = append(got, count(t, db, `SELECT status2 FROM transactions WHERE id = `+id))
+	}
+	// 1 is Pending, 5 Void.
+	if diff := cmp.Diff([]int{1, 5, 5, 1}, got); diff != "" {
+		t.Errorf("statuses of 101 (X-1), 102 (X-1 ), 103 ( Y-2), 104 (Y-2) (-want +got):\n%s\n%s", diff, out)
+	}
 }
 
 // TestLifecycleRunsAtOnce starts two `afftrack lifecycle run` at the same
