@@ -32,7 +32,7 @@ afftrack account show|suspend|close|reactivate merchant|affiliate ID [--db URL]`
 	var a afftrack.Affiliate
 	var id int64
 	if verb == "create" {
-		fs.Int64Var(&id, "id", 0, "the account's id, 1 or more (default: the next free one)")
+		intFlag(fs, &id, "id", 0, "the account's id, 1 or more (default: the next free one)")
 		fs.StringVar(&m.Name, "name", "", "merchant: the business name")
 		fs.StringVar(&m.AvatarURL, "avatar-url", "", "merchant: URL of the logo")
 		fs.StringVar(&a.ContactName, "contact-name", "", "affiliate: the contact's name")

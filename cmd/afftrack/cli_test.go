@@ -71,7 +71,23 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"key"}, "key needs a subcommand; see afftrack key --help"},
 		{[]string{"serve", "--no-such-flag"}, "flag provided but not defined: -no-such-flag; see afftrack serve --help"},
 		{[]string{"serve", "--bogus"}, "-bogus; see afftrack serve --help"},
-		{[]string{"serve", "--rate-per-minute", "abc"}, `invalid value "abc" for flag -rate-per-minute: parse error; see afftrack serve --help`},
+		{[]string{"serve", "--rate-per-minute", "abc"},
+			`invalid value "abc" for flag -rate-per-minute: must be decimal digits with an optional sign; see afftrack serve --help`},
+		// An --addr that cannot listen, so serve would stop, not serve, if
+		// the number were taken.
+		{[]string{"serve", "--rate-per-minute", "0x10", "--addr", "nowhere"},
+			`invalid value "0x10" for flag -rate-per-minute: must be decimal digits`},
+		{[]string{"serve", "--click-buffer", "1_000", "--addr", "nowhere"}, `invalid value "1_000" for flag -click-buffer: must be decimal digits`},
+		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--id", "0x10"},
+			`invalid value "0x10" for flag -id: must be decimal digits with an optional sign; see afftrack account create --help`},
+		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--id", "0b111"}, `invalid value "0b111" for flag -id`},
+		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--id", "1_000"}, `invalid value "1_000" for flag -id`},
+		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--id", "0o7"}, `invalid value "0o7" for flag -id`},
+		{[]string{"transactions", "release", "--merchant", "0x10"}, `invalid value "0x10" for flag -merchant: must be decimal digits`},
+		{[]string{"validate", "--merchant", "0x10", "v.csv"}, `invalid value "0x10" for flag -merchant: must be decimal digits`},
+		{[]string{"generate", "--transactions", "0x10"}, `invalid value "0x10" for flag -transactions: must be decimal digits`},
+		{[]string{"generate", "--seed", "-1"}, `invalid value "-1" for flag -seed: must be decimal digits; see afftrack generate --help`},
+		{[]string{"account", "show", "affiliate", "0x10"}, `"0x10" is not an account id`},
 		{[]string{"serve", "--public-url", "api.example.net"}, "--public-url must be an absolute http or https URL"},
 		{[]string{"serve", "--public-url", "javascript:alert(1)"}, "--public-url must be an absolute http or https URL"},
 		{[]string{"serve", "--public-url", "not a url"}, "--public-url must be an absolute http or https URL"},
@@ -295,6 +311,8 @@ func TestAccountCreateTakesWhatTheImportTakes(t *testing.T) {
 		{"a name with a tab", []string{"merchant", "--id", "2", "--name", "Tab\tShop"}, `"Tab\tShop"`},
 		{"a contact and a business name", []string{"affiliate", "--id", "1", "--contact-name", "Zoë Park", "--business-name", "Park Media"},
 			`"Zoë Park" business="Park Media"`},
+		{"an id with a leading zero, in decimal, as a positional id is", []string{"affiliate", "--id", "010", "--contact-name", "Ten"},
+			`affiliate 10 "Ten"`},
 	} {
 		t.Run("account create takes "+tc.name, func(t *testing.T) {
 			if out, err := afftrack(t, nil, append([]string{"account", "create", "--db", dsn}, tc.args...)...); err != nil {

@@ -153,7 +153,7 @@ VoidReasons. history prints every change of a transaction.`)
 	merchant, upTo, reason := new(int64), new(string), new(string)
 	switch verb {
 	case "release":
-		merchant = fs.Int64("merchant", 0, "the merchant")
+		intFlag(fs, merchant, "merchant", 0, "the merchant")
 		upTo = fs.String("up-to", "", "the last day of creation to release (default: all)")
 	case "void":
 		reason = fs.String("reason", "", "the VoidReason, e.g. \"Cancelled Order\"")
@@ -254,7 +254,8 @@ Void or Amend; Reason a VoidReason for Void, an AmendedReason for Amend;
 SaleValue the new amount for Amend. Each row is applied on its own, as by
 POST /V1/Merchant/Validations, and its result printed.`)
 	f := addLifecycleFlags(fs)
-	merchant := fs.Int64("merchant", 0, "the merchant whose transactions these are")
+	merchant := new(int64)
+	intFlag(fs, merchant, "merchant", 0, "the merchant whose transactions these are")
 	rest, err := env.parse(fs, args)
 	if err != nil {
 		return err

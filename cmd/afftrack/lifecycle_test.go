@@ -217,6 +217,11 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 		if err != nil || out != "approved 0 transactions of merchant 30\n" {
 			t.Errorf("release again: %v\n%q", err, out)
 		}
+		// 030 is decimal, as every integer flag is: 30, not octal 24.
+		out, err = afftrack(t, nil, "transactions", "release", "--merchant", "030", "--db", dsn)
+		if err != nil || out != "approved 0 transactions of merchant 30\n" {
+			t.Errorf("release --merchant 030: %v\n%q", err, out)
+		}
 		out, err = afftrack(t, nil, "transactions", "release", "--merchant", "31", "--db", dsn)
 		if code := exitCodeOf(err); code != 1 {
 			t.Errorf("release of an unknown merchant: exit %d, want 1\n%s", code, out)

@@ -184,8 +184,26 @@ func setUsage(fs *flag.FlagSet, synopsis, details string) {
 			fmt.Fprintf(w, "%s\n\n", details)
 		}
 		fmt.Fprintln(w, "Flags (each also AFFTRACK_ and its name in upper case, - as _):")
-		fs.PrintDefaults()
+		fmt.Fprint(w, flagDefaults(fs))
 	}
+}
+
+// flagDefaults is fs.PrintDefaults's text, with an integer flag of
+// intFlag shown as "-id int" rather than the "-id value" the flag package
+// gives every type it does not know.
+func flagDefaults(fs *flag.FlagSet) string {
+	var b strings.Builder
+	w := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(w)
+	text := "\n" + b.String()
+	fs.VisitAll(func(f *flag.Flag) {
+		if d, ok := f.Value.(interface{ typeName() string }); ok {
+			text = strings.Replace(text, "\n  -"+f.Name+" value\n", "\n  -"+f.Name+" "+d.typeName()+"\n", 1)
+		}
+	})
+	return text[1:]
 }
 
 // indent puts two spaces before every line of s.
