@@ -277,6 +277,7 @@ func TestProgramSetTakesOneObject(t *testing.T) {
 		{"a second object", `{"TargetUrl":"https://second.example/"}{"Bogus":1}`, "there is more after the object's end"},
 		{"text after the object", `{"TargetUrl":"https://second.example/"} garbage`, "there is more after the object's end"},
 		{"an object never closed", `{"TargetUrl":"https://second.example/"`, "the file ends too early"},
+		{"a value nested 100,000 deep", strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000), "a value is nested too deeply"},
 	} {
 		t.Run("program set refuses "+tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "p.json")
@@ -292,6 +293,23 @@ func TestProgramSetTakesOneObject(t *testing.T) {
 				t.Errorf("the program changed: %v\n%s", err, out)
 			}
 		})
+	}
+}
+
+// TestProgramSetSkipsAByteOrderMark: a program file saved with a byte
+// order mark, as some editors on Windows write UTF-8, is set, as the
+// import takes such a file.
+func TestProgramSetSkipsAByteOrderMark(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "bom.db")
+	if out, err := afftrack(t, nil, "account", "create", "merchant", "--name", "Shop", "--id", "2", "--db", dsn); err != nil {
+		t.Fatalf("account create: %v\n%s", err, out)
+	}
+	file := "\uFEFF" + `{"TargetUrl":"https://bom.example/","Commission":{"Percent":5}}`
+	if out, err := afftrack(t, strings.NewReader(file), "program", "set", "2", "-", "--db", dsn); err != nil {
+		t.Fatalf("program set: %v\n%s", err, out)
+	}
+	if out, err := afftrack(t, nil, "program", "show", "2", "--db", dsn); err != nil || !strings.Contains(out, "https://bom.example/") {
+		t.Errorf("program show: %v\n%s", err, out)
 	}
 }
 

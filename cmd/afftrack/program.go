@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,36 +85,7 @@ func readProgram(name string, merchantID int64) (*afftrack.Program, error) {
 		defer f.Close()
 		r = f
 	}
-	// ParseProgram reads the object's members and stops: it takes
-	// {...}{"Bogus":1}, {...} garbage, even an object never closed. What
-	// it read is kept to be checked whole, as the import checks its file.
-	var read bytes.Buffer
-	p, err := importfile.ParseProgram(io.TeeReader(r, &read), merchantID)
-	if err != nil {
-		return nil, err
-	}
-	if err := oneJSONValue(read.Bytes()); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// oneJSONValue checks that raw is one JSON value and nothing else but
-// white space, in the import's words for a file that is not.
-func oneJSONValue(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: invalid JSON at byte %d: %v", se.Offset, se)
-		}
-		return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: invalid JSON: the file ends too early")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: there is more after the object's end")
-	}
-	return nil
+	return importfile.ParseProgram(r, merchantID)
 }
 
 // programJSON is a program in the import file's form. Amounts and

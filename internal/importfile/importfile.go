@@ -419,6 +419,10 @@ func setStart(d *afftrack.Dataset, i, start int) {
 func tokenProblem(err error, otherwise string) string {
 	var se *json.SyntaxError
 	switch {
+	case errors.As(err, &se) && strings.HasSuffix(se.Error(), "exceeded max depth"):
+		// encoding/json's own words ("invalid character '[' exceeded
+		// max depth") blame the character, not the nesting.
+		return fmt.Sprintf("invalid JSON at byte %d: a value is nested too deeply", se.Offset)
 	case errors.As(err, &se):
 		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, se)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

@@ -1,6 +1,7 @@
 package importfile
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -26,12 +27,35 @@ func ParseProgram(r io.Reader, merchantID int64) (*afftrack.Program, error) {
 	if len(raw) > maxProgramFile {
 		return nil, afftrack.Errorf(afftrack.EINVALID, "the program file is larger than %d bytes", maxProgramFile)
 	}
+	// A byte order mark, which some editors on Windows write before
+	// UTF-8, is skipped, as the import file's is.
+	raw = bytes.TrimPrefix(raw, []byte("\uFEFF"))
+	if err := oneValue(raw); err != nil {
+		return nil, err
+	}
 	rec := newRecord("Program", raw, &Options{})
 	p := programFrom(rec, merchantID)
 	if err := rec.done(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// oneValue checks that raw is one JSON value and nothing after it but
+// white space, as the import checks its file: a second object would
+// otherwise be ignored, and a file that is not JSON (cut short, nested
+// too deeply) would be refused as "not a JSON object", which does not
+// say what to fix.
+func oneValue(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: %s", tokenProblem(err, ""))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return afftrack.Errorf(afftrack.EINVALID, "the program file must be one JSON object: there is more after the object's end")
+	}
+	return nil
 }
 
 // maxRates bounds the rows of a rates file.

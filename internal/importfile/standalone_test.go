@@ -127,6 +127,39 @@ func FuzzParseProgram(f *testing.F) {
 	})
 }
 
+// TestParseProgramReadsTheFileAsTheImportDoes: a program file is read as
+// the import reads its file: a byte order mark before it is skipped, and
+// a file that is not one JSON value is refused saying what is wrong with
+// it, not that it is no object.
+func TestParseProgramReadsTheFileAsTheImportDoes(t *testing.T) {
+	const program = `{"TargetUrl": "https://shop.example/", "Commission": {"Percent": 10}}`
+	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+	tests := []struct {
+		name, file, want string
+	}{
+		{"a byte order mark before the object is skipped", "\uFEFF" + program, ""},
+		{"a value nested 100,000 deep is refused as nested too deeply", deep,
+			"the program file must be one JSON object: invalid JSON at byte 10001: a value is nested too deeply"},
+		{"a field nested 100,000 deep is refused as nested too deeply", `{"TargetUrl": ` + deep + `}`,
+			"the program file must be one JSON object: invalid JSON at byte 10014: a value is nested too deeply"},
+		{"a value missing is refused as invalid JSON", `{"TargetUrl": }`,
+			"the program file must be one JSON object: invalid JSON at byte 15: invalid character '}'"},
+		{"a second object is refused", program + `{"Bogus": 1}`, "the program file must be one JSON object: there is more after the object's end"},
+		{"two byte order marks are refused", "\uFEFF\uFEFF" + program, "the program file must be one JSON object: invalid JSON at byte 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := importfile.ParseProgram(strings.NewReader(tt.file), 1)
+			switch {
+			case tt.want == "" && (err != nil || p.TargetURL != "https://shop.example/"):
+				t.Errorf("program %+v, error %v; want the program", p, err)
+			case tt.want != "" && !strings.HasPrefix(afftrack.ErrorMessage(err), tt.want):
+				t.Errorf("error %q, want it to begin %q", afftrack.ErrorMessage(err), tt.want)
+			}
+		})
+	}
+}
+
 func TestParseProgramRefusesRulesThatCouldNeverApply(t *testing.T) {
 	const terms = `"TargetUrl": "https://shop.example/", "Commission": {"Percent": 10}`
 	tests := []struct {
