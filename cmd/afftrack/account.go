@@ -222,7 +222,9 @@ func printKeys(ctx context.Context, env *cliEnv, accounts *sqlstore.AccountServi
 		if k.Revoked.Valid {
 			state = "revoked " + k.Revoked.Value.Format("2006-01-02T15:04:05")
 		}
-		fmt.Fprintf(env.stdout, "  %s  created %s  %s  %s\n", k.ID, k.Created.Format("2006-01-02T15:04:05"), state, k.Label)
+		// The label is quoted, as account names are: it may hold a line
+		// break, which printed as it is would show a key line of its own.
+		fmt.Fprintf(env.stdout, "  %s  created %s  %s  %q\n", k.ID, k.Created.Format("2006-01-02T15:04:05"), state, k.Label)
 	}
 	return nil
 }

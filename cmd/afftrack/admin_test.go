@@ -69,6 +69,28 @@ func TestAdministeringAccountsAndKeys(t *testing.T) {
 	}
 }
 
+// TestKeyListShowsALabelOnItsOwnLine: a label holding a line break and
+// text like another key's line is shown quoted on its key's line, so it
+// cannot pass for a key of its own.
+func TestKeyListShowsALabelOnItsOwnLine(t *testing.T) {
+	dsn := storetest.URL(t, "sqlite")
+	if out, err := afftrack(t, nil, "account", "create", "affiliate", "--contact-name", "x", "--id", "8", "--db", dsn); err != nil {
+		t.Fatalf("account create: %v\n%s", err, out)
+	}
+	const label = "ops\n  k_0000deadbeef  created 2020-01-01T00:00:00  revoked  old"
+	if out, err := afftrack(t, nil, "key", "create", "affiliate", "8", "--label", label, "--db", dsn); err != nil {
+		t.Fatalf("key create: %v\n%s", err, out)
+	}
+	out, err := afftrack(t, nil, "key", "list", "affiliate", "8", "--db", dsn)
+	if err != nil {
+		t.Fatalf("key list: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], `  active  "ops\n  k_0000deadbeef  created 2020-01-01T00:00:00  revoked  old"`) {
+		t.Errorf("key list shows %d lines, want one ending in the label quoted:\n%s", len(lines), out)
+	}
+}
+
 // waitForStatus polls path until it answers want or the key cache's bound
 // (plus a margin) has passed, and returns the last status.
 func waitForStatus(t *testing.T, s *server, path string, want int) int {
