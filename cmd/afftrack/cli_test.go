@@ -313,6 +313,34 @@ func TestProgramSetSkipsAByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestADirectoryIsNoInputFile gives each command that reads a file a
+// directory: each says so, rather than what the file's content lacks (a
+// rates file's header), and makes no database.
+func TestADirectoryIsNoInputFile(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rates", "import", "."}, ". is a directory, not a CSV file"},
+		{[]string{"validate", "--merchant", "1", "."}, ". is a directory, not a CSV file"},
+		{[]string{"program", "set", "1", "."}, ". is a directory, not a program file"},
+		{[]string{"import", "."}, ". is a directory, not an import file"},
+	} {
+		t.Run(commandLine(tc.args)+" says the path is a directory", func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(binary, append(tc.args, "--db", "sqlite:"+filepath.Join(dir, "a.db"))...)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if code := exitCodeOf(err); code != 1 || strings.TrimSpace(string(out)) != "afftrack: "+tc.want {
+				t.Errorf("exit %d:\n%s\nwant exit 1 and %q", code, out, tc.want)
+			}
+			if files, _ := os.ReadDir(dir); len(files) > 0 {
+				t.Errorf("created %v", files)
+			}
+		})
+	}
+}
+
 // TestAccountCreateTakesWhatTheImportTakes creates accounts at the edges
 // of the import's rules that account create now applies: they are
 // accepted, and shown back as given.

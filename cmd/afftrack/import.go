@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 
@@ -38,20 +37,12 @@ and rule.`)
 	if err != nil {
 		return err
 	}
-	var r io.Reader = os.Stdin
-	if rest[0] != "-" {
-		f, err := os.Open(rest[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		// A directory opens, and would fail only once read, after the
-		// database was made.
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return fmt.Errorf("%s is a directory, not an import file", rest[0])
-		}
-		r = f
+	// A directory is refused here, before the database is made.
+	r, closeInput, err := openInput(rest[0], "an import file")
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	db, err := openStore(ctx, *dsn)
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -263,15 +262,11 @@ POST /V1/Merchant/Validations, and its result printed.`)
 	if *merchant < 1 || len(rest) != 1 {
 		return usageError("validate", "want validate --merchant ID FILE.csv")
 	}
-	var r io.Reader = os.Stdin
-	if rest[0] != "-" {
-		file, err := os.Open(rest[0])
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		r = file
+	r, closeInput, err := openInput(rest[0], "a CSV file")
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	rows, lines, err := readValidationCSV(r)
 	if err != nil {
 		return err

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 
 	"github.com/afftrack/afftrack"
@@ -76,15 +74,11 @@ in the same form.`)
 
 // readProgram reads a program file, or standard input for "-".
 func readProgram(name string, merchantID int64) (*afftrack.Program, error) {
-	var r io.Reader = os.Stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	r, closeInput, err := openInput(name, "a program file")
+	if err != nil {
+		return nil, err
 	}
+	defer closeInput()
 	return importfile.ParseProgram(r, merchantID)
 }
 
@@ -154,15 +148,11 @@ or before its day. Every rate is written or, at the first bad line, none.`)
 	if len(rest) != 1 {
 		return usageError("rates import", "rates import takes one FILE.csv, or - for standard input")
 	}
-	var r io.Reader = os.Stdin
-	if rest[0] != "-" {
-		f, err := os.Open(rest[0])
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
+	r, closeInput, err := openInput(rest[0], "a CSV file")
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	rates, err := importfile.ParseRatesCSV(r)
 	if err != nil {
 		return err

@@ -417,3 +417,23 @@ func zoneNamed(zone string) (*time.Location, error) {
 	}
 	return loc, nil
 }
+
+// openInput opens the file name a command reads, or standard input for
+// "-", and returns it with what closes it. A directory opens, and would
+// fail only once read, with a message about its content (the rates
+// file's "a header Code,Date,Rate is needed") or after the database was
+// made: it is refused here as "name is a directory, not what".
+func openInput(name, what string) (io.Reader, func(), error) {
+	if name == "-" {
+		return os.Stdin, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is a directory, not %s", name, what)
+	}
+	return f, func() { f.Close() }, nil
+}

@@ -274,6 +274,10 @@ func TestParseRejectsBadRecords(t *testing.T) {
 			"Merchants[0].ApiKeys[1]: a key must be 22 to 256 characters of A-Z a-z 0-9 - _, drawn at random (22 of them carry 132 bits)"},
 		{"a key outside the alphabet", `{"Merchants": [{"Id": 1, "Name": "x", "ApiKeys": ["abcdefghijklmnopqrstuvwx.z"]}]}`,
 			"Merchants[0].ApiKeys[0]: a key must be 22 to 256 characters"},
+		{"a rate dated with a time, even midnight", `{"CurrencyRates": [{"Code": "USD", "Date": "2024-01-01T00:00", "Rate": 1.5}]}`,
+			`CurrencyRates[0].Date: "2024-01-01T00:00" must be a day (YYYY-MM-DD), without a time`},
+		{"a rate dated with a time of day", `{"CurrencyRates": [{"Code": "USD", "Date": "2024-01-01T10:00:00", "Rate": 1.5}]}`,
+			`CurrencyRates[0].Date: "2024-01-01T10:00:00" must be a day (YYYY-MM-DD), without a time`},
 		{"a value nested 100,000 deep", `{"Merchants": [{"Id": 1, "Name": "x", "Program": ` + strings.Repeat("[", 100_000) +
 			strings.Repeat("]", 100_000) + `}]}`, "Merchants[0]: invalid JSON at byte 10045: a value is nested too deeply"},
 	}

@@ -191,8 +191,13 @@ func parseCurrencyRate(r *record) afftrack.CurrencyRate {
 	}
 	d := r.datetime("Date", true, time.Time{})
 	cr.Date = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
-	if r.err == nil && !d.Equal(cr.Date) {
-		r.fail("Date", "must be a day (YYYY-MM-DD), without a time")
+	// A day alone, as tracking.md writes it: a time, even midnight
+	// ("2024-01-01T00:00"), is refused, so the JSON file and the CSV
+	// agree and no one reads a rate as starting at that hour.
+	if s := r.str("Date", true); r.err == nil {
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			r.fail("Date", "%q must be a day (YYYY-MM-DD), without a time", s)
+		}
 	}
 	raw := r.raw("Rate")
 	if raw == nil {

@@ -17,6 +17,8 @@ func TestParseRatesCSVNamesTheFilesLine(t *testing.T) {
 		{"a bad rate on the third line", "Code,Date,Rate\n\"USD\",2024-01-01,1.5\nEUR,\"2024-01-01\",x\n", "line 3: Rate \"x\" is not a number"},
 		{"a row of the wrong width", "Code,Date,Rate\nUSD,2024-01-01,1.5\nEUR,2024-01-01\n", "line 3: wrong number of fields"},
 		{"the same code and day twice", "Code,Date,Rate\nUSD,2024-01-01,1.5\n\nusd,2024-01-01,1.6\n", "line 4: USD 2024-01-01 is also on line 2"},
+		{"a date with a time, even midnight", "Code,Date,Rate\nUSD,2024-01-01T00:00,1.5\n",
+			`line 2.Date: "2024-01-01T00:00" must be a day (YYYY-MM-DD), without a time`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" names the line of the file", func(t *testing.T) {
