@@ -78,6 +78,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--rate-per-minute", "0x10", "--addr", "nowhere"},
 			`invalid value "0x10" for flag -rate-per-minute: must be decimal digits`},
 		{[]string{"serve", "--click-buffer", "1_000", "--addr", "nowhere"}, `invalid value "1_000" for flag -click-buffer: must be decimal digits`},
+		{[]string{"serve", "--notify-first-retry", "0", "--addr", "nowhere"}, "--notify-first-retry must be positive"},
+		{[]string{"serve", "--notify-first-retry", "-1s", "--addr", "nowhere"}, "--notify-first-retry must be positive"},
 		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--id", "0x10"},
 			`invalid value "0x10" for flag -id: must be decimal digits with an optional sign; see afftrack account create --help`},
 		{[]string{"account", "create", "affiliate", "--contact-name", "x", "--id", "0b111"}, `invalid value "0b111" for flag -id`},

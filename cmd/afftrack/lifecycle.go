@@ -296,8 +296,9 @@ POST /V1/Merchant/Validations, and its result printed.`)
 			failed++
 		}
 		// The file's text is shown escaped, so none of it can print a line
-		// of its own or drive the terminal.
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", lines[i], oneLine(res.OrderID.Value), id, status, oneLine(problem))
+		// of its own or drive the terminal, and the OrderId quoted, as it
+		// is matched spaces included: "X-1 " is not "X-1".
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", lines[i], oneLine(strconv.Quote(res.OrderID.Value)), id, status, oneLine(problem))
 	}
 	tw.Flush()
 	if failed > 0 {
@@ -394,10 +395,10 @@ func validationRow(orderID, action, reason, saleValue string) afftrack.Validatio
 	// field is: an Approve with a SaleValue may have meant a new amount.
 	switch {
 	case a == afftrack.ActionApprove && reason != "":
-		v.Problem = "Reason applies only to Void and Amend."
+		v.Problem = "Reason: applies only to Void and Amend"
 		return v
 	case a != afftrack.ActionAmend && saleValue != "":
-		v.Problem = "SaleValue applies only to Amend."
+		v.Problem = "SaleValue: applies only to Amend"
 		return v
 	}
 	switch a {

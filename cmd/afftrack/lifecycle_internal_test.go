@@ -11,9 +11,9 @@ func TestASpreadsheetRowGivesItsActionsCellsOnly(t *testing.T) {
 		action, reason, saleValue string
 		problem                   string
 	}{
-		{"an Approve with a SaleValue is refused", "Approve", "", "5", "SaleValue applies only to Amend."},
-		{"an Approve with a Reason is refused", "Approve", "Cancelled Order", "", "Reason applies only to Void and Amend."},
-		{"a Void with a SaleValue is refused", "Void", "Cancelled Order", "5", "SaleValue applies only to Amend."},
+		{"an Approve with a SaleValue is refused", "Approve", "", "5", "SaleValue: applies only to Amend"},
+		{"an Approve with a Reason is refused", "Approve", "Cancelled Order", "", "Reason: applies only to Void and Amend"},
+		{"a Void with a SaleValue is refused", "Void", "Cancelled Order", "5", "SaleValue: applies only to Amend"},
 		{"an Approve alone is taken", "Approve", "", "", ""},
 		{"a Void with its Reason is taken", "Void", "Cancelled Order", "", ""},
 		{"an Amend with its Reason and SaleValue is taken", "Amend", "Incorrect Sale Value", "5", ""},

@@ -127,9 +127,9 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 		}
 		want := []string{
 			"LINE ORDER ID ID STATUS2 ERROR",
-			"2 CLI-1 " + id1 + " Locked",
-			"3 CLI-2 " + id2 + " Void",
-			`4 NOPE No transaction of this merchant has OrderId "NOPE".`,
+			`2 "CLI-1" ` + id1 + " Locked",
+			`3 "CLI-2" ` + id2 + " Void",
+			`4 "NOPE" No transaction of this merchant has OrderId "NOPE".`,
 		}
 		lines := table(out)
 		if len(lines) < len(want) {
@@ -159,7 +159,7 @@ func TestValidationAndLifecycleFromTheCommandLine(t *testing.T) {
 		out, _ := afftrack(t, nil, "validate", "--db", dsn, "--merchant", "30", csvPath)
 		var got []string
 		for _, l := range strings.Split(out, "\n") {
-			if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[1], "NOPE") {
+			if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[1], `"NOPE`) {
 				got = append(got, f[0])
 			}
 		}

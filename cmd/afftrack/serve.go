@@ -117,6 +117,9 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if cfg.LifecycleEvery < 0 {
 		return usageError("serve", "--lifecycle-interval cannot be negative")
 	}
+	if cfg.NotifyRetry <= 0 {
+		return usageError("serve", "--notify-first-retry must be positive")
+	}
 	logger, err := newLogger(cfg.LogFormat, env.stderr)
 	if err != nil {
 		return err
