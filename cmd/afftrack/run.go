@@ -60,7 +60,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	err := dispatch(ctx, args, &cliEnv{getenv: getenv, stdout: out, stderr: stderr})
 	// serve's output is its start-up line, which a supervisor may not
 	// keep; its clean stop is still a clean stop.
-	if err == nil && out.err != nil && (len(args) == 0 || args[0] != "serve") {
+	// A help text asked for (flag.ErrHelp, exit 0) that could not be
+	// written fails as any other output does.
+	helped := errors.Is(err, flag.ErrHelp)
+	if (err == nil || helped) && out.err != nil && (len(args) == 0 || args[0] != "serve" || helped) {
 		return fmt.Errorf("writing the output: %w", out.err)
 	}
 	return err

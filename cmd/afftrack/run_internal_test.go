@@ -52,6 +52,9 @@ func TestACommandWhoseOutputIsLostFails(t *testing.T) {
 		want string
 	}{
 		{"version", []string{"version"}, "writing the output: no space left on device"},
+		{"a command's help", []string{"serve", "--help"}, "writing the output: no space left on device"},
+		{"a subcommand's help", []string{"key", "create", "--help"}, "writing the output: no space left on device"},
+		{"a command group's help", []string{"key", "--help"}, "writing the output: no space left on device"},
 		{"a new key, whose secret is shown only once", []string{"key", "create", "merchant", "1", "--db", db},
 			"its secret could not be written (no space left on device); revoke it: afftrack key revoke k_"},
 	} {
