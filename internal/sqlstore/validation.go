@@ -164,7 +164,8 @@ const validatedColumns = `SELECT t.id, t.affiliate_id, t.order_id, t.status2, t.
 
 // validatedByOrderID finds merchant $1's transactions of OrderId $2, the
 // first two (two are an ambiguity the row is refused for), through the
-// index of (merchant_id, order_id) (migration 0015).
+// index of (merchant_id, order_id) on SQLite, of order_id on PostgreSQL
+// (migration 0015).
 const validatedByOrderID = validatedColumns + `WHERE t.merchant_id = $1 AND t.order_id = $2 ORDER BY t.id LIMIT 2`
 
 // findValidated reads the transaction a row names, by Id or OrderId, or

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,6 +78,25 @@ func TestValidateApplies(t *testing.T) {
 					afftrack.VoidReasonReturnedOrderUnclaimedShipment.String())}
 			if diff := cmp.Diff(wantEvents, n.history(tr.ID)); diff != "" {
 				t.Errorf("history (-want +got):\n%s", diff)
+			}
+		})
+		t.Run("Void by an OrderId as long as an import allows finds its transaction", func(t *testing.T) {
+			// 4,096 bytes of little repetition: more than a PostgreSQL
+			// B-tree entry holds, which migration 0015 must not need.
+			var long strings.Builder
+			for i := 0; long.Len() < afftrack.MaxText; i++ {
+				fmt.Fprintf(&long, "%08x", uint32(i)*2654435761)
+			}
+			order := long.String()[:afftrack.MaxText]
+			tr := n.m2("LONG-1", 1000000)
+			if _, err := db.SQL().ExecContext(ctx, `UPDATE transactions SET order_id = $1 WHERE id = $2`, order, tr.ID); err != nil {
+				t.Fatalf("an OrderId of %d bytes: %v", len(order), err)
+			}
+			tr.OrderID = order
+			row := byOrder(order, afftrack.ActionVoid)
+			row.VoidReason = afftrack.VoidReasonReturnedOrderUnclaimedShipment
+			if diff := cmp.Diff([]afftrack.ValidationResult{result(tr, afftrack.Status2Void)}, n.validate(2, actor2, row)); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
 			}
 		})
 		t.Run("Amend with a new SaleValue stays Pending and recomputes the amounts exactly", func(t *testing.T) {
