@@ -24,12 +24,22 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// Cause, if set, is what the operator must hear of an error the
+	// client is told of by its code alone: the database's refusal behind
+	// an EUNAVAILABLE (a full disk). It is logged, never shown.
+	Cause error
 }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("afftrack error: code=%s message=%s cause=%v", e.Code, e.Message, e.Cause)
+	}
 	return fmt.Sprintf("afftrack error: code=%s message=%s", e.Code, e.Message)
 }
+
+// Unwrap returns the error's Cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

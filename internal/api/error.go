@@ -74,9 +74,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logInternal(r, err)
 	}
 	if status == http.StatusServiceUnavailable && carriesCause(err) {
-		// The database refused (it has no space left, or another
-		// process holds its write lock): the client is told to retry,
-		// and the operator, who must act, is told why.
+		// The database refused (it has no space left): the client is
+		// told to retry, and the operator, who must act, is told why.
 		s.logger.ErrorContext(r.Context(), "unavailable", "request_id", stateOf(r).id, "error", err)
 	}
 	if status == http.StatusServiceUnavailable && w.Header().Get(headerRetryAfter) == "" {
@@ -92,12 +91,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	putBody(buf, b)
 }
 
-// carriesCause reports whether err wraps the *afftrack.Error that gives
-// its code, rather than being it: a store's refusal with its cause, not
-// one of the server's own bounds.
+// carriesCause reports whether the *afftrack.Error that gives err its
+// code has a Cause: a database's refusal (a full disk) that the operator
+// must hear of, not one of the server's own bounds or a lock another
+// process holds for a while.
 func carriesCause(err error) bool {
 	var e *afftrack.Error
-	return errors.As(err, &e) && err != error(e)
+	return errors.As(err, &e) && e.Cause != nil
 }
 
 // logInternal logs an internal error with the request id. Every internal

@@ -216,8 +216,7 @@ func TestTransactionsStreaming(t *testing.T) {
 
 	t.Run("a store's refusal with its cause is a 503 to retry, and its cause is logged", func(t *testing.T) {
 		h := newHarness(t)
-		full := afftrack.Errorf(afftrack.EUNAVAILABLE, "no space left")
-		h.tx.err, h.tx.failAfter = fmt.Errorf("%w: %w", full, errStore), 0
+		h.tx.err, h.tx.failAfter = &afftrack.Error{Code: afftrack.EUNAVAILABLE, Message: "no space left", Cause: errStore}, 0
 		w := h.do("GET", listTarget, "X-Api-Key", merchantKey)
 		mustStatus(t, w, http.StatusServiceUnavailable)
 		if w.Header().Get("Retry-After") == "" || jsonMessage(w.Body.String()) != "no space left" {
@@ -229,9 +228,9 @@ func TestTransactionsStreaming(t *testing.T) {
 		}
 	})
 
-	t.Run("a bound of the server's own is a 503 with no error logged", func(t *testing.T) {
+	t.Run("a bound of the server's own, wrapped or not, is a 503 with no error logged", func(t *testing.T) {
 		h := newHarness(t)
-		h.tx.err, h.tx.failAfter = afftrack.Errorf(afftrack.EUNAVAILABLE, "busy"), 0
+		h.tx.err, h.tx.failAfter = fmt.Errorf("record: %w", afftrack.Errorf(afftrack.EUNAVAILABLE, "busy")), 0
 		w := h.do("GET", listTarget, "X-Api-Key", merchantKey)
 		mustStatus(t, w, http.StatusServiceUnavailable)
 		if logs := h.logs.String(); strings.Contains(logs, "level=ERROR") {

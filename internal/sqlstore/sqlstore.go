@@ -105,19 +105,18 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, func(), error) {
 var errWriteLockHeld = afftrack.Errorf(afftrack.EUNAVAILABLE,
 	"The database is busy with a long write of another process (an import?); send this again in a few seconds.")
 
-// errDatabaseFull answers a write the database refused for want of disk
-// space. Nothing of it is kept, and the write will succeed once an
-// operator frees space: a 503 to a client, who may send it again, rather
-// than a 500 that tells it nothing. Its cause travels wrapped with it, so
-// that the answer's error is logged.
-var errDatabaseFull = afftrack.Errorf(afftrack.EUNAVAILABLE,
-	"The database has no space left for this write; nothing was stored. Send it again later.")
+// messageDatabaseFull answers a write the database refused for want of
+// disk space. The write is not kept, and will succeed once an operator
+// frees space: a 503 to a client, who may send it again, rather than a
+// 500 that tells it nothing.
+const messageDatabaseFull = "The database has no space left for this write, which was not stored " +
+	"(a validation's rows before it stay applied). Send it again later."
 
 // writeFailed returns err, the failure of a write a client asked for, as
-// errDatabaseFull wrapping it if the database had no space for it.
+// an EUNAVAILABLE whose Cause is err if the database had no space for it.
 func (db *DB) writeFailed(err error) error {
 	if err != nil && db.dialect.isFull(err) {
-		return fmt.Errorf("%w: %w", errDatabaseFull, err)
+		return &afftrack.Error{Code: afftrack.EUNAVAILABLE, Message: messageDatabaseFull, Cause: err}
 	}
 	return err
 }
