@@ -63,7 +63,7 @@ and rule.`)
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
 	}
-	rd := importfile.NewReader(r, importfile.Options{Location: loc})
+	rd := importfile.NewReader(ctx, r, importfile.Options{Location: loc})
 	defer rd.Close()
 	svc := sqlstore.NewImportService(db)
 	svc.TimeZone = loc.String()

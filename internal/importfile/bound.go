@@ -13,17 +13,25 @@ import (
 // whatever a file holds.
 const maxToken = 1 << 20
 
+// maxSpace bounds a run of white space between two tokens: encoding/json's
+// Decoder keeps in its buffer the white space it has looked past while it
+// looks for the next token, so an unbounded run would be held whole.
+// Indentation needs a few bytes a line.
+const maxSpace = 1 << 20
+
 // tokenBound passes a JSON text through, failing at the first value
-// longer than maxToken or record longer than maxRecord. It follows
-// strings and their escapes and the nesting of objects and arrays, and
-// counts any other run of bytes that is not structure or space (a
-// number, a literal) as a value.
+// longer than maxToken, run of white space longer than maxSpace, or
+// record longer than maxRecord. It follows strings and their escapes and
+// the nesting of objects and arrays, and counts any other run of bytes
+// that is not structure or space (a number, a literal) as a value.
 type tokenBound struct {
 	r        io.Reader
 	offset   int64 // of the next byte
 	inString bool
 	escaped  bool
 	length   int   // of the value under way
+	space    int   // of the run of white space under way
+	err      error // the bound broken, returned by every later Read
 	depth    int   // of nesting: 1 in the file's object, 2 in a collection, 3 in a record
 	record   int64 // bytes of the record under way
 	start    int64 // where it began
@@ -34,9 +42,15 @@ type tokenBound struct {
 // hundred bytes each fit several times over.
 const maxRecord = 16 << 20
 
+// Read fails for good once a bound is broken: the Decoder's More, which
+// has no error to return, would read on past it.
 func (t *tokenBound) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
 	n, err := t.r.Read(p)
 	for i, c := range p[:n] {
+		white := false
 		switch {
 		case t.inString:
 			t.length++
@@ -59,21 +73,33 @@ func (t *tokenBound) Read(p []byte) (int, error) {
 		case c == '}' || c == ']':
 			t.depth--
 			t.length = 0
-		case c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			t.length, white = 0, true
+		case c == ',' || c == ':':
 			t.length = 0
 		default:
 			t.length++
 		}
+		if !white {
+			t.space = 0
+		} else if t.space++; t.space > maxSpace {
+			at := t.offset + int64(i) - int64(t.space) + 1
+			t.offset += int64(i)
+			t.err = afftrack.Errorf(afftrack.EINVALID, "the white space at byte %d runs longer than %d bytes", at, maxSpace)
+			return i, t.err
+		}
 		if t.depth >= 3 {
 			if t.record++; t.record > maxRecord {
 				t.offset += int64(i)
-				return i, afftrack.Errorf(afftrack.EINVALID, "the record at byte %d is longer than %d bytes", t.start, maxRecord)
+				t.err = afftrack.Errorf(afftrack.EINVALID, "the record at byte %d is longer than %d bytes", t.start, maxRecord)
+				return i, t.err
 			}
 		}
 		if t.length > maxToken {
 			at := t.offset + int64(i) - int64(t.length) + 1
 			t.offset += int64(i)
-			return i, afftrack.Errorf(afftrack.EINVALID, "the value at byte %d is longer than %d bytes", at, maxToken)
+			t.err = afftrack.Errorf(afftrack.EINVALID, "the value at byte %d is longer than %d bytes", at, maxToken)
+			return i, t.err
 		}
 	}
 	t.offset += int64(n)

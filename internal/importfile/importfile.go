@@ -14,6 +14,7 @@ package importfile
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func Parse(r io.Reader, loc *time.Location) (*afftrack.Dataset, error) {
 
 // ParseOptions is Parse with options.
 func ParseOptions(r io.Reader, opts Options) (*afftrack.Dataset, error) {
-	rd := NewReader(r, opts)
+	rd := NewReader(context.Background(), r, opts)
 	defer rd.Close()
 	all := &afftrack.Dataset{}
 	for {
@@ -116,7 +117,9 @@ func collectionIndex(name string) int {
 // temporary file and read once the file has ended, so records always reach
 // the store after the accounts they refer to, and memory stays bounded.
 type Reader struct {
+	ctx   context.Context
 	opts  Options
+	in    *stoppable
 	dec   *json.Decoder
 	begun bool
 	ended bool // the top-level object is read
@@ -133,22 +136,26 @@ type Reader struct {
 	dup duplicates
 }
 
-// NewReader returns a Reader of the import file r.
-func NewReader(r io.Reader, opts Options) *Reader {
+// NewReader returns a Reader of the import file r. Once ctx is done the
+// Reader reads no more, and Next returns its cause: a signal stops an
+// import while it reads, however long the file or standard input runs.
+func NewReader(ctx context.Context, r io.Reader, opts Options) *Reader {
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = 2_000
 	}
 	// A byte order mark, which some editors on Windows write before UTF-8,
 	// is skipped, as the rates CSV's is.
-	br := bufio.NewReader(r)
+	in := newStoppable(ctx, r)
+	br := bufio.NewReader(in)
 	if b, _ := br.Peek(3); string(b) == "\uFEFF" {
 		_, _ = br.Discard(3)
 	}
-	return &Reader{opts: opts, dec: json.NewDecoder(&tokenBound{r: br}), cur: -1, dup: newDuplicates()}
+	return &Reader{ctx: ctx, opts: opts, in: in, dec: json.NewDecoder(&tokenBound{r: br}), cur: -1, dup: newDuplicates()}
 }
 
-// Close removes the Reader's temporary files.
+// Close removes the Reader's temporary files and stops its reading.
 func (rd *Reader) Close() error {
+	rd.in.close()
 	for i, f := range rd.spools {
 		if f != nil {
 			f.Close()
@@ -170,13 +177,36 @@ func errShape(detail string) error {
 		"%s: %s", collectionList(), detail)
 }
 
+// shapeError is errShape for the decoder's error err, or otherwise when
+// it has none; a bound of tokenBound is its own error, naming its byte.
+func shapeError(err error, otherwise string) error {
+	var e *afftrack.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return errShape(tokenProblem(err, otherwise))
+}
+
 // Next returns the next chunk of records, all of one collection, or nil
 // at the end of the file.
 func (rd *Reader) Next() (*afftrack.Dataset, error) {
+	d, err := rd.next()
+	if err != nil && rd.ctx.Err() != nil {
+		// Whatever the decoder made of the read that failed, the reason
+		// is the context's.
+		return nil, fmt.Errorf("the import file's reading stopped: %w", context.Cause(rd.ctx))
+	}
+	return d, err
+}
+
+func (rd *Reader) next() (*afftrack.Dataset, error) {
+	if rd.ctx.Err() != nil { // the collections put aside are read from files, not through rd.in
+		return nil, rd.ctx.Err()
+	}
 	if !rd.begun {
 		rd.begun = true
 		if tok, err := rd.dec.Token(); err != nil || tok != json.Delim('{') {
-			return nil, errShape(tokenProblem(err, "it does not start with {"))
+			return nil, shapeError(err, "it does not start with {")
 		}
 	}
 	for {
@@ -218,9 +248,13 @@ func (rd *Reader) Next() (*afftrack.Dataset, error) {
 func (rd *Reader) nextCollection() error {
 	if !rd.dec.More() {
 		if _, err := rd.dec.Token(); err != nil { // }
-			return errShape(tokenProblem(err, ""))
+			return shapeError(err, "")
 		}
 		if _, err := rd.dec.Token(); err != io.EOF {
+			var e *afftrack.Error
+			if errors.As(err, &e) {
+				return err
+			}
 			return errShape("there is more after the object's end")
 		}
 		rd.ended = true
@@ -228,7 +262,7 @@ func (rd *Reader) nextCollection() error {
 	}
 	tok, err := rd.dec.Token()
 	if err != nil {
-		return errShape(tokenProblem(err, ""))
+		return shapeError(err, "")
 	}
 	name, _ := tok.(string)
 	i := collectionIndex(name)
@@ -243,7 +277,7 @@ func (rd *Reader) nextCollection() error {
 	tok, err = rd.dec.Token()
 	switch {
 	case err != nil:
-		return errShape(tokenProblem(err, ""))
+		return shapeError(err, "")
 	case tok == nil: // null: an empty collection
 		rd.done[i] = true
 		return nil
@@ -283,7 +317,7 @@ func (rd *Reader) spool(i int) error {
 		}
 	}
 	if _, err := rd.dec.Token(); err != nil { // ]
-		return errShape(tokenProblem(err, ""))
+		return shapeError(err, "")
 	}
 	return nil
 }
@@ -316,7 +350,7 @@ func (rd *Reader) readChunk() (*afftrack.Dataset, error) {
 	// The collection has ended.
 	if rd.curSpool == nil {
 		if _, err := rd.dec.Token(); err != nil { // ]
-			return nil, errShape(tokenProblem(err, ""))
+			return nil, shapeError(err, "")
 		}
 	} else {
 		rd.curSpool.Close()

@@ -1,6 +1,7 @@
 package importfile_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -346,7 +347,7 @@ func TestReaderStreamsInChunksInTheStoresOrder(t *testing.T) {
 		"Memberships": [{"AffiliateId": 1, "MerchantId": 1}],
 		"Merchants": [{"Id": 1, "Name": "m1"}, {"Id": 2, "Name": "m2"}, {"Id": 3, "Name": "m3"}],
 		"Transactions": [{` + tx + `, "Status2": "Pending"}]}`
-	rd := importfile.NewReader(strings.NewReader(doc), importfile.Options{ChunkSize: 2})
+	rd := importfile.NewReader(context.Background(), strings.NewReader(doc), importfile.Options{ChunkSize: 2})
 	defer rd.Close()
 	type chunk struct {
 		Collection string

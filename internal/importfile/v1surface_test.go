@@ -1,6 +1,7 @@
 package importfile_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -211,7 +212,7 @@ func TestReaderPutsBannerGroupsBeforeBannersAndClicksLast(t *testing.T) {
 	// before everything it names.
 	doc := `{"BannerGroups": [{` + v1Group + `}], "Banners": [{` + v1Banner + `}], "Clicks": [{` + v1Click + `}],
 		"Merchants": [{` + v1Merchant + `}], "Promotions": [{` + v1Promotion + `}]}`
-	rd := importfile.NewReader(strings.NewReader(doc), importfile.Options{})
+	rd := importfile.NewReader(context.Background(), strings.NewReader(doc), importfile.Options{})
 	defer rd.Close()
 	var got []string
 	for {
@@ -241,7 +242,7 @@ func TestReaderLeavesNoTemporaryFileByName(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
 	doc := `{"Banners": [{` + v1Banner + `}], "Clicks": [{` + v1Click + `}], "Merchants": [{` + v1Merchant + `}]}`
-	rd := importfile.NewReader(strings.NewReader(doc), importfile.Options{})
+	rd := importfile.NewReader(context.Background(), strings.NewReader(doc), importfile.Options{})
 	defer rd.Close()
 	for {
 		d, err := rd.Next()

@@ -114,7 +114,16 @@ func (s *ImportService) Import(ctx context.Context, d *afftrack.Dataset) (afftra
 // pool's.
 // PostgreSQL keeps its indexes, as dropping one would lock out the readers
 // of the table until the load commits.
-func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (afftrack.ImportSummary, error) {
+//
+// An import whose ctx is done before it commits is rolled back, and says
+// so, with the context's cause (a signal's name): the statement that was
+// running when it ended would report only that it was closed.
+func (s *ImportService) ImportChunks(ctx context.Context, next func() (*afftrack.Dataset, error)) (_ afftrack.ImportSummary, err error) {
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("import interrupted (%w) before it was committed: nothing was written", context.Cause(ctx))
+		}
+	}()
 	if s.TimeZone == "" {
 		return s.importChunks(ctx, next)
 	}

@@ -447,6 +447,28 @@ func TestImportChunks(t *testing.T) {
 				t.Errorf("merchants holds %d rows", n)
 			}
 		})
+		t.Run("an import stopped while it writes says so and writes nothing", func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			next, calls := from(chunks(t)), 0
+			_, err := sqlstore.NewImportService(db).ImportChunks(ctx, func() (*afftrack.Dataset, error) {
+				// The second chunk is written under a context a signal
+				// has ended, the first under a live one.
+				if calls++; calls == 2 {
+					cancel(errors.New("interrupt signal received"))
+				}
+				return next()
+			})
+			want := "import interrupted (interrupt signal received) before it was committed: nothing was written"
+			if err == nil || err.Error() != want {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+			for _, table := range []string{"merchants", "transactions"} {
+				if n := countRows(t, db, table); n != 0 {
+					t.Errorf("%s holds %d rows", table, n)
+				}
+			}
+		})
 		t.Run("the chunks read back as one import of them all", func(t *testing.T) {
 			// One connection besides SQLite's write connection, which the
 			// DB holds, to see the pragmas the bulk load leaves on it.
