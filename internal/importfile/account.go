@@ -45,6 +45,10 @@ func categories(r *record) []string {
 		return nil
 	}
 	for i, c := range list {
+		// Categories are text, served in JSON and XML alike.
+		if r.text(fmt.Sprintf("Categories[%d]", i), c); r.err != nil {
+			return nil
+		}
 		if err := afftrack.ValidMerchantCategory(c); err != nil {
 			r.fail(fmt.Sprintf("Categories[%d]", i), "%s", afftrack.ErrorMessage(err))
 			return nil

@@ -152,13 +152,20 @@ func (r *record) nullStr(name string, required bool) afftrack.Null[string] {
 		r.fail(name, "%s is not a string", raw)
 		return afftrack.Null[string]{}
 	}
+	r.text(name, s)
+	return afftrack.Some(s)
+}
+
+// text checks s, the value of field name (a string field, or an element
+// of a list of strings), as text: no character XML cannot carry, at most
+// afftrack.MaxText bytes.
+func (r *record) text(name, s string) {
 	if i := afftrack.TextProblem(s); i >= 0 {
 		r.fail(name, "contains a character XML cannot carry (at byte %d)", i)
 	}
 	if len(s) > afftrack.MaxText {
 		r.fail(name, "is %d bytes long; text is at most %d bytes", len(s), afftrack.MaxText)
 	}
-	return afftrack.Some(s)
 }
 
 // url reads an optional absolute http or https URL; empty is allowed.
