@@ -1,7 +1,6 @@
 package importfile
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -31,15 +30,7 @@ func parseMerchant(r *record) (afftrack.MerchantRecord, *afftrack.Program) {
 // categories reads a merchant's Categories: at most three
 // MerchantNewCategory values, none given twice.
 func categories(r *record) []string {
-	raw := r.raw("Categories")
-	if raw == nil {
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
-		r.fail("Categories", "must be an array of strings")
-		return nil
-	}
+	list := r.stringList("Categories", "strings")
 	if len(list) > afftrack.MaxMerchantCategories {
 		r.fail("Categories", "has %d categories; a merchant has at most %d", len(list), afftrack.MaxMerchantCategories)
 		return nil
@@ -120,13 +111,8 @@ func rateLimit(r *record) afftrack.RateLimit {
 // apiKeys reads ApiKeys: an array of key secrets, each 1 to 256 printable
 // ASCII characters so it can travel in a query string or header.
 func apiKeys(r *record) []string {
-	raw := r.raw("ApiKeys")
-	if raw == nil {
-		return nil
-	}
-	var keys []string
-	if err := json.Unmarshal(raw, &keys); err != nil {
-		r.fail("ApiKeys", "must be an array of strings")
+	keys := r.stringList("ApiKeys", "strings")
+	if r.err != nil {
 		return nil
 	}
 	for i, k := range keys {

@@ -98,13 +98,8 @@ func days(r *record, name string, def int64) int64 {
 // domains reads AllowedDomains: host names, kept in lower case without
 // leading or trailing dots.
 func domains(r *record) []string {
-	raw := r.raw("AllowedDomains")
-	if raw == nil {
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
-		r.fail("AllowedDomains", "must be an array of host names")
+	list := r.stringList("AllowedDomains", "host names")
+	if r.err != nil {
 		return nil
 	}
 	if len(list) > maxDomains {

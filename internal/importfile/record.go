@@ -331,6 +331,36 @@ func enum[T ~uint8](r *record, name string, required bool, parse func(string) (T
 	return v
 }
 
+// notStorable says what is wrong with a string jsontext.Storable refuses.
+const notStorable = "holds invalid UTF-8 or a lone UTF-16 surrogate escape, which text cannot keep"
+
+// stringList reads a list field of JSON strings, what naming them in the
+// error of a field that is not one. Each is checked as decodeObject
+// checks a string field, the error naming it (ApiKeys[1]).
+func (r *record) stringList(name, what string) []string {
+	raw := r.raw(name)
+	if raw == nil {
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		r.fail(name, "must be an array of %s", what)
+		return nil
+	}
+	list := make([]string, len(elems))
+	for i, e := range elems {
+		if err := json.Unmarshal(e, &list[i]); err != nil {
+			r.fail(name, "must be an array of %s", what)
+			return nil
+		}
+		if !jsontext.Storable(e) {
+			r.fail(fmt.Sprintf("%s[%d]", name, i), "%s", notStorable)
+			return nil
+		}
+	}
+	return list
+}
+
 // errNotObject is decodeObject's error for a value that is not an object.
 var errNotObject = errors.New("not a JSON object")
 
@@ -359,8 +389,11 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, errNotObject
 		}
-		if !jsontext.Storable(v) {
-			return nil, fmt.Errorf(".%s: holds invalid UTF-8 or a lone UTF-16 surrogate escape, which text cannot keep", name)
+		// A string is checked here, whatever reads it; an array or an
+		// object is left to the reader of its elements or fields, so the
+		// error names the one at fault (Items[1].Name).
+		if len(v) > 0 && v[0] == '"' && !jsontext.Storable(v) {
+			return nil, fmt.Errorf(".%s: %s", name, notStorable)
 		}
 		if first, dup := folded[strings.ToLower(name)]; dup {
 			return nil, fmt.Errorf(".%s: is given twice in one object (also as %q)", name, first)
