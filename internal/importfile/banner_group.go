@@ -35,7 +35,7 @@ type groupName struct {
 
 // groupName checks that a group's name is not also an earlier group's of
 // the same merchant: names are unique per merchant, exactly.
-func (d *duplicates) groupName(r *record, g afftrack.BannerGroup) {
+func (d *duplicates) groupName(r *record, at int, g afftrack.BannerGroup) {
 	if r.err != nil {
 		return
 	}
@@ -44,5 +44,5 @@ func (d *duplicates) groupName(r *record, g afftrack.BannerGroup) {
 		r.fail("Name", "%q is also the name of BannerGroups[%d] of merchant %d", g.Name, first, g.MerchantID)
 		return
 	}
-	d.groupNames[k] = index(r.path)
+	d.groupNames[k] = int32(at)
 }

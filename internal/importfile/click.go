@@ -1,7 +1,6 @@
 package importfile
 
 import (
-	"encoding/hex"
 	"strings"
 
 	"github.com/afftrack/afftrack"
@@ -49,18 +48,4 @@ func parseClick(r *record) afftrack.Click {
 		r.fail("CreativeType", "%q is not a creative a link is of: Text Link, Banner, Coupon or Promotion", c.CreativeType)
 	}
 	return c
-}
-
-// click checks that a click id is not also an earlier click's.
-func (d *duplicates) click(r *record, id string) {
-	if r.err != nil {
-		return
-	}
-	var k [16]byte
-	hex.Decode(k[:], []byte(id)) //nolint:errcheck // parseClick checked the form
-	if first, dup := d.clicks[k]; dup {
-		r.fail("ClickId", "%s is also Clicks[%d].ClickId", id, first)
-		return
-	}
-	d.clicks[k] = index(r.path)
 }

@@ -9,7 +9,8 @@
 // also sees what is already stored.
 //
 // The file is read as a stream, a record at a time, and handed on in
-// chunks, so memory stays bounded whatever its size.
+// chunks, so memory grows with its size only by the keys remembered to
+// find duplicates (seen): about 16 bytes a record.
 package importfile
 
 import (
@@ -134,6 +135,7 @@ type Reader struct {
 	spools [numCollections]*os.File // collections put aside until the file ends
 
 	dup duplicates
+	err error // the first, which ends the reading
 }
 
 // NewReader returns a Reader of the import file r. Once ctx is done the
@@ -188,14 +190,19 @@ func shapeError(err error, otherwise string) error {
 }
 
 // Next returns the next chunk of records, all of one collection, or nil
-// at the end of the file.
+// at the end of the file. After an error it returns that error again:
+// the ids remembered are those of every record before it (seen).
 func (rd *Reader) Next() (*afftrack.Dataset, error) {
+	if rd.err != nil {
+		return nil, rd.err
+	}
 	d, err := rd.next()
 	if err != nil && rd.ctx.Err() != nil {
 		// Whatever the decoder made of the read that failed, the reason
 		// is the context's.
-		return nil, fmt.Errorf("the import file's reading stopped: %w", context.Cause(rd.ctx))
+		err = fmt.Errorf("the import file's reading stopped: %w", context.Cause(rd.ctx))
 	}
+	rd.err = err
 	return d, err
 }
 
@@ -368,8 +375,8 @@ func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 	switch collections[i] {
 	case "Merchants":
 		m, p := parseMerchant(r)
-		rd.dup.id(r, "Merchants", m.ID)
-		rd.dup.keys(r, m.APIKeys)
+		rd.dup.id(r, i, m.ID)
+		rd.dup.keys(r, i, rd.curIndex, m.APIKeys)
 		if p != nil {
 			d.Programs = append(d.Programs, *p)
 			d.ProgramAt = append(d.ProgramAt, len(d.Merchants))
@@ -377,8 +384,8 @@ func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 		d.Merchants = append(d.Merchants, m)
 	case "Affiliates":
 		a := parseAffiliate(r)
-		rd.dup.id(r, "Affiliates", a.ID)
-		rd.dup.keys(r, a.APIKeys)
+		rd.dup.id(r, i, a.ID)
+		rd.dup.keys(r, i, rd.curIndex, a.APIKeys)
 		d.Affiliates = append(d.Affiliates, a)
 	case "Memberships":
 		m := parseMembership(r)
@@ -386,19 +393,19 @@ func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 		d.Memberships = append(d.Memberships, m)
 	case "Transactions":
 		t := parseTransaction(r)
-		rd.dup.id(r, "Transactions", t.ID)
+		rd.dup.id(r, i, t.ID)
 		d.Transactions = append(d.Transactions, t)
 	case "Banners":
 		b := parseBanner(r)
-		rd.dup.id(r, "Banners", b.ID)
+		rd.dup.id(r, i, b.ID)
 		d.Banners = append(d.Banners, b)
 	case "Invoices":
 		inv := parseInvoice(r)
-		rd.dup.id(r, "Invoices", inv.ID)
+		rd.dup.id(r, i, inv.ID)
 		d.Invoices = append(d.Invoices, inv)
 	case "Coupons":
 		c := parseCoupon(r)
-		rd.dup.id(r, "Coupons", c.ID)
+		rd.dup.id(r, i, c.ID)
 		d.Coupons = append(d.Coupons, c)
 	case "CurrencyRates":
 		cr := parseCurrencyRate(r)
@@ -406,12 +413,12 @@ func (rd *Reader) parse(i int, r *record, d *afftrack.Dataset) {
 		d.CurrencyRates = append(d.CurrencyRates, cr)
 	case "BannerGroups":
 		g := parseBannerGroup(r)
-		rd.dup.id(r, "BannerGroups", g.ID)
-		rd.dup.groupName(r, g)
+		rd.dup.id(r, i, g.ID)
+		rd.dup.groupName(r, rd.curIndex, g)
 		d.BannerGroups = append(d.BannerGroups, g)
 	case "Promotions":
 		p := parsePromotion(r)
-		rd.dup.id(r, "Promotions", p.ID)
+		rd.dup.id(r, i, p.ID)
 		d.Promotions = append(d.Promotions, p)
 	case "Clicks":
 		c := parseClick(r)
@@ -469,69 +476,4 @@ func tokenProblem(err error, otherwise string) string {
 		return err.Error()
 	}
 	return otherwise
-}
-
-// duplicates remembers the ids (and keys) of the records read so far, with
-// the index of the record that had each first: about 16 bytes an id.
-type duplicates struct {
-	ids         map[string]map[int64]int32
-	memberships map[[2]int64]int32
-	secrets     map[string]string // a key's secret: where it was first
-	rates       map[string]int32  // "CODE YYYY-MM-DD"
-	groupNames  map[groupName]int32
-	clicks      map[[16]byte]int32 // a click id's 128 bits
-}
-
-func newDuplicates() duplicates {
-	return duplicates{ids: map[string]map[int64]int32{}, memberships: map[[2]int64]int32{}, secrets: map[string]string{},
-		rates: map[string]int32{}, groupNames: map[groupName]int32{}, clicks: map[[16]byte]int32{}}
-}
-
-// index returns the index of a record's path: Transactions[12] gives 12.
-func index(path string) int32 {
-	var n int32
-	fmt.Sscanf(path[strings.LastIndexByte(path, '[')+1:], "%d", &n)
-	return n
-}
-
-func (d *duplicates) id(r *record, collection string, id int64) {
-	if r.err != nil {
-		return
-	}
-	m := d.ids[collection]
-	if m == nil {
-		m = map[int64]int32{}
-		d.ids[collection] = m
-	}
-	if first, dup := m[id]; dup {
-		r.fail("Id", "%d is also %s[%d].Id", id, collection, first)
-		return
-	}
-	m[id] = index(r.path)
-}
-
-func (d *duplicates) membership(r *record, ms afftrack.Membership) {
-	if r.err != nil {
-		return
-	}
-	k := [2]int64{ms.AffiliateID, ms.MerchantID}
-	if first, dup := d.memberships[k]; dup {
-		r.fail("AffiliateId", "affiliate %d and merchant %d are also Memberships[%d]", k[0], k[1], first)
-		return
-	}
-	d.memberships[k] = index(r.path)
-}
-
-func (d *duplicates) keys(r *record, keys []string) {
-	for j, k := range keys {
-		if r.err != nil {
-			return
-		}
-		at := fmt.Sprintf("%s.ApiKeys[%d]", r.path, j)
-		if first, dup := d.secrets[k]; dup {
-			r.fail(fmt.Sprintf("ApiKeys[%d]", j), "the key is also %s", first)
-			return
-		}
-		d.secrets[k] = at
-	}
 }

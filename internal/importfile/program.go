@@ -208,16 +208,3 @@ func parseCurrencyRate(r *record) afftrack.CurrencyRate {
 	}
 	return cr
 }
-
-// rate checks that a currency and day are not also an earlier record's.
-func (d *duplicates) rate(r *record, cr afftrack.CurrencyRate) {
-	if r.err != nil {
-		return
-	}
-	k := cr.Code + " " + cr.Date.Format(time.DateOnly)
-	if first, dup := d.rates[k]; dup {
-		r.fail("Date", "%s on %s is also CurrencyRates[%d]", cr.Code, cr.Date.Format(time.DateOnly), first)
-		return
-	}
-	d.rates[k] = index(r.path)
-}
