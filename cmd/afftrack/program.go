@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/afftrack/afftrack"
@@ -139,7 +141,8 @@ func runRates(ctx context.Context, env *cliEnv, args []string) error {
 	setUsage(fs, synopsis, `FILE is CSV with the header Code,Date,Rate: an ISO 4217 code, a day
 (YYYY-MM-DD) and how many units of the network's currency one unit of Code
 buys, up to 8 fractional digits. A conversion uses the latest rate dated on
-or before its day. Every rate is written or, at the first bad line, none.`)
+or before its day. Every rate is written or, at the first bad line, none;
+a file holds at most 1,000,000 rates.`)
 	dsn := dbFlag(fs)
 	rest, err := env.parse(fs, args[1:])
 	if err != nil {
@@ -153,6 +156,11 @@ or before its day. Every rate is written or, at the first bad line, none.`)
 		return err
 	}
 	defer closeInput()
+	// Up to a million rates are held before they are written; the soft
+	// limit keeps the collector from letting garbage grow as large again.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
+	}
 	rates, err := importfile.ParseRatesCSV(r)
 	if err != nil {
 		return err

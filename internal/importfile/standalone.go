@@ -93,7 +93,7 @@ func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
 		return nil, afftrack.Errorf(afftrack.EINVALID, "line 1: the header must name Code, Date and Rate")
 	}
 	var rates []afftrack.CurrencyRate
-	seen := map[string]int{} // "CODE YYYY-MM-DD": its line
+	seen := map[rateKey]int32{} // its line; a fixed size key, as a million may be read
 	for {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -121,11 +121,12 @@ func ParseRatesCSV(r io.Reader) ([]afftrack.CurrencyRate, error) {
 		if err := rec.done(); err != nil {
 			return nil, err
 		}
-		k := rate.Code + " " + rate.Date.Format(time.DateOnly)
+		k := rateKeyOf(rate)
 		if first, dup := seen[k]; dup {
-			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: %s is also on line %d", line, k, first)
+			return nil, afftrack.Errorf(afftrack.EINVALID, "line %d: %s %s is also on line %d",
+				line, rate.Code, rate.Date.Format(time.DateOnly), first)
 		}
-		seen[k] = line
+		seen[k] = int32(line)
 		rates = append(rates, rate)
 	}
 }
