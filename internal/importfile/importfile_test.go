@@ -305,6 +305,8 @@ func TestParseRejectsBadRecords(t *testing.T) {
 			"Merchants[0].ApiKeys[0]: a key must be 22 to 256 characters"},
 		{"a rate dated with a time, even midnight", `{"CurrencyRates": [{"Code": "USD", "Date": "2024-01-01T00:00", "Rate": 1.5}]}`,
 			`CurrencyRates[0].Date: "2024-01-01T00:00" must be a day (YYYY-MM-DD), without a time`},
+		{"a rate dated other than as a day", `{"CurrencyRates": [{"Code": "USD", "Date": "2024-1-1", "Rate": 1.5}]}`,
+			`CurrencyRates[0].Date: "2024-1-1" is not a day; use YYYY-MM-DD`},
 		{"a rate dated with a time of day", `{"CurrencyRates": [{"Code": "USD", "Date": "2024-01-01T10:00:00", "Rate": 1.5}]}`,
 			`CurrencyRates[0].Date: "2024-01-01T10:00:00" must be a day (YYYY-MM-DD), without a time`},
 		{"a value nested 100,000 deep", `{"Merchants": [{"Id": 1, "Name": "x", "Program": ` + strings.Repeat("[", 100_000) +

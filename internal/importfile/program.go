@@ -184,14 +184,18 @@ func parseCurrencyRate(r *record) afftrack.CurrencyRate {
 	if _, ok := afftrack.CurrencyName(cr.Code); r.err == nil && !ok {
 		r.fail("Code", "%q is not an ISO 4217 currency code", cr.Code)
 	}
-	d := r.datetime("Date", true, time.Time{})
-	cr.Date = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
 	// A day alone, as tracking.md writes it: a time, even midnight
 	// ("2024-01-01T00:00"), is refused, so the JSON file and the CSV
-	// agree and no one reads a rate as starting at that hour.
+	// agree and no one reads a rate as starting at that hour. The day's
+	// form is checked first, so a refusal never suggests a time.
 	if s := r.str("Date", true); r.err == nil {
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
+		if _, err := time.Parse(time.DateOnly, s); err == nil {
+			d := r.datetime("Date", true, time.Time{})
+			cr.Date = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+		} else if _, err := afftrack.ParseDateTime(s); err == nil {
 			r.fail("Date", "%q must be a day (YYYY-MM-DD), without a time", s)
+		} else {
+			r.fail("Date", "%q is not a day; use YYYY-MM-DD", s)
 		}
 	}
 	raw := r.raw("Rate")
