@@ -385,14 +385,7 @@ func TestReaderStreamsInChunksInTheStoresOrder(t *testing.T) {
 		Start      int
 	}
 	var got []chunk
-	for {
-		d, err := rd.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d == nil {
-			break
-		}
+	eachChunk(t, rd, func(d *afftrack.Dataset) {
 		for _, c := range []chunk{
 			{"Merchants", len(d.Merchants), d.Start.Merchants},
 			{"Affiliates", len(d.Affiliates), d.Start.Affiliates},
@@ -404,7 +397,7 @@ func TestReaderStreamsInChunksInTheStoresOrder(t *testing.T) {
 				got = append(got, c)
 			}
 		}
-	}
+	})
 	want := []chunk{
 		{"Merchants", 2, 0}, {"Merchants", 1, 2}, {"Affiliates", 1, 0}, {"Memberships", 1, 0},
 		{"Transactions", 1, 0}, {"Banners", 1, 0},

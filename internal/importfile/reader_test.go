@@ -234,12 +234,7 @@ func TestReaderRemembersARecordInAbout20Bytes(t *testing.T) {
 	// Just short of a growth of the remembered keys' slots, as a map's
 	// would be too: memberships, whose key (two ids) is a click id's size.
 	const n = 98_000
-	live := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	live := importfile.LiveHeap
 	var b strings.Builder
 	b.WriteString(`{"Memberships": [`)
 	for i := range n {
@@ -249,15 +244,7 @@ func TestReaderRemembersARecordInAbout20Bytes(t *testing.T) {
 	before := live()
 	rd := importfile.NewReader(context.Background(), strings.NewReader(doc), importfile.Options{})
 	defer rd.Close()
-	for {
-		d, err := rd.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d == nil {
-			break
-		}
-	}
+	eachChunk(t, rd, func(*afftrack.Dataset) {})
 	perRecord := float64(live()-before) / n
 	runtime.KeepAlive(rd)
 	runtime.KeepAlive(doc)
@@ -265,4 +252,20 @@ func TestReaderRemembersARecordInAbout20Bytes(t *testing.T) {
 		t.Errorf("%.1f bytes a record remembered, want about 20", perRecord)
 	}
 	t.Logf("%.1f bytes a record remembered", perRecord)
+}
+
+// eachChunk hands fn each chunk rd reads until the file's end, failing t
+// at an error.
+func eachChunk(t *testing.T, rd *importfile.Reader, fn func(*afftrack.Dataset)) {
+	t.Helper()
+	for {
+		d, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d == nil {
+			return
+		}
+		fn(d)
+	}
 }

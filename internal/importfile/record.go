@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -338,13 +339,8 @@ const notStorable = "holds invalid UTF-8 or a lone UTF-16 surrogate escape, whic
 // error of a field that is not one. Each is checked as decodeObject
 // checks a string field, the error naming it (ApiKeys[1]).
 func (r *record) stringList(name, what string) []string {
-	raw := r.raw(name)
-	if raw == nil {
-		return nil
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		r.fail(name, "must be an array of %s", what)
+	elems := r.list(name, what, math.MaxInt)
+	if elems == nil {
 		return nil
 	}
 	list := make([]string, len(elems))

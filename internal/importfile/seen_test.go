@@ -29,12 +29,7 @@ func TestSeenFindsEveryKeyAtItsPosition(t *testing.T) {
 // many small records, measured as the live heap, not as time.
 func TestSeenCostsAbout15BytesAnId(t *testing.T) {
 	const n = 1_000_000
-	live := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	live := LiveHeap
 	before := live()
 	var s seen[int64]
 	for i := range int64(n) {

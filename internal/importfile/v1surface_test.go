@@ -215,21 +215,14 @@ func TestReaderPutsBannerGroupsBeforeBannersAndClicksLast(t *testing.T) {
 	rd := importfile.NewReader(context.Background(), strings.NewReader(doc), importfile.Options{})
 	defer rd.Close()
 	var got []string
-	for {
-		d, err := rd.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d == nil {
-			break
-		}
+	eachChunk(t, rd, func(d *afftrack.Dataset) {
 		for name, n := range map[string]int{"Merchants": len(d.Merchants), "BannerGroups": len(d.BannerGroups),
 			"Banners": len(d.Banners), "Promotions": len(d.Promotions), "Clicks": len(d.Clicks)} {
 			if n > 0 {
 				got = append(got, name)
 			}
 		}
-	}
+	})
 	if diff := cmp.Diff([]string{"Merchants", "BannerGroups", "Banners", "Promotions", "Clicks"}, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}

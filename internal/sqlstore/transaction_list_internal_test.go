@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,15 +14,7 @@ import (
 // again from its start for each of their pages (SQLite seeks a row value
 // (date, id) > (d, i) by its date alone).
 func TestAPageAfterAnotherSeeksItsPlaceInTheIndex(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedSQLite(t)
 	f := afftrack.TransactionFilter{MerchantID: 1, DateProperty: afftrack.ByDateCreated}
 	q, err := transactionListQuery(&f, db.dialect)
 	if err != nil {
@@ -54,15 +45,7 @@ func TestAPageAfterAnotherSeeksItsPlaceInTheIndex(t *testing.T) {
 // row naming its transaction by OrderId finds it through the index of
 // (merchant, OrderId), not by reading every transaction of the merchant.
 func TestAValidationByOrderIDSeeksItsTransaction(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "v.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedSQLite(t)
 	plan := queryPlan(t, db, validatedByOrderID, int64(1), "ORDER-1")
 	if want := "transactions_merchant_order (merchant_id=? AND order_id=?)"; !strings.Contains(plan, want) {
 		t.Errorf("plan:\n%s\nwant a search of %s", plan, want)
@@ -91,4 +74,15 @@ func queryPlan(t *testing.T, db *DB, text string, args ...any) string {
 		t.Fatal(err)
 	}
 	return strings.Join(plan, "\n")
+}
+
+// migratedSQLite opens a new SQLite file with every migration applied,
+// closed when the test ends.
+func migratedSQLite(t *testing.T) *DB {
+	t.Helper()
+	db := openTestSQLite(t)
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
