@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestHelpTouchesNoDatabase(t *testing.T) {
@@ -435,5 +436,49 @@ func TestMigrateSaysWhatItApplied(t *testing.T) {
 	out, err = afftrack(t, nil, "migrate", "--db", dsn)
 	if err != nil || out != "schema is up to date\n" {
 		t.Errorf("second migrate: %v\n%q\nwant only that the schema is up to date", err, out)
+	}
+}
+
+// TestASignalStopsACommandWaitingOnStandardInput: a command reading
+// standard input that sends nothing (a stalled pipe, a terminal) stops at
+// SIGINT, saying it was interrupted, not blaming the file it never got.
+func TestASignalStopsACommandWaitingOnStandardInput(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "stdin.db")
+	if out, err := afftrack(t, nil, "migrate", "--db", dsn); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"rates", "import", "-"}, {"program", "set", "1", "-"}, {"validate", "--merchant", "1", "-"}, {"import", "-"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close() // never written: the command waits
+			var out strings.Builder
+			cmd := exec.Command(binary, append(args, "--db", dsn)...)
+			cmd.Env = append(os.Environ(), "AFFTRACK_DB=")
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = r, &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if code := exitCodeOf(err); code != 1 || !strings.Contains(out.String(), "interrupted") {
+					t.Errorf("exit %d, output %q; want 1 saying it was interrupted", code, out.String())
+				}
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("the command did not stop at SIGINT while waiting on standard input")
+			}
+		})
 	}
 }

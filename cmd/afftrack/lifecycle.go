@@ -262,14 +262,14 @@ POST /V1/Merchant/Validations, and its result printed.`)
 	if *merchant < 1 || len(rest) != 1 {
 		return usageError("validate", "want validate --merchant ID FILE.csv")
 	}
-	r, closeInput, err := openInput(rest[0], "a CSV file")
+	r, closeInput, err := openInput(ctx, rest[0], "a CSV file")
 	if err != nil {
 		return err
 	}
 	defer closeInput()
 	rows, lines, err := readValidationCSV(r)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	db, lc, _, err := f.open(ctx)
 	if err != nil {

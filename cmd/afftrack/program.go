@@ -46,7 +46,7 @@ in the same form.`)
 	var p *afftrack.Program
 	if verb == "set" {
 		// The file is read and checked before the database is opened.
-		if p, err = readProgram(rest[1], id); err != nil {
+		if p, err = readProgram(ctx, rest[1], id); err != nil {
 			return err
 		}
 	}
@@ -75,13 +75,14 @@ in the same form.`)
 }
 
 // readProgram reads a program file, or standard input for "-".
-func readProgram(name string, merchantID int64) (*afftrack.Program, error) {
-	r, closeInput, err := openInput(name, "a program file")
+func readProgram(ctx context.Context, name string, merchantID int64) (*afftrack.Program, error) {
+	r, closeInput, err := openInput(ctx, name, "a program file")
 	if err != nil {
 		return nil, err
 	}
 	defer closeInput()
-	return importfile.ParseProgram(r, merchantID)
+	p, err := importfile.ParseProgram(r, merchantID)
+	return p, interrupted(ctx, err)
 }
 
 // programJSON is a program in the import file's form. Amounts and
@@ -151,7 +152,7 @@ a file holds at most 1,000,000 rates.`)
 	if len(rest) != 1 {
 		return usageError("rates import", "rates import takes one FILE.csv, or - for standard input")
 	}
-	r, closeInput, err := openInput(rest[0], "a CSV file")
+	r, closeInput, err := openInput(ctx, rest[0], "a CSV file")
 	if err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ a file holds at most 1,000,000 rates.`)
 	}
 	rates, err := importfile.ParseRatesCSV(r)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	db, err := openExistingStore(ctx, *dsn)
 	if err != nil {

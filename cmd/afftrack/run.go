@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/afftrack/afftrack"
+	"github.com/afftrack/afftrack/internal/importfile"
 	"github.com/afftrack/afftrack/internal/sqlstore"
 )
 
@@ -426,9 +427,14 @@ func zoneNamed(zone string) (*time.Location, error) {
 // fail only once read, with a message about its content (the rates
 // file's "a header Code,Date,Rate is needed") or after the database was
 // made: it is refused here as "name is a directory, not what".
-func openInput(name, what string) (io.Reader, func(), error) {
+//
+// Standard input is read so that a signal (ctx done) stops a read that
+// waits for it, which the system would otherwise restart; the command
+// then says so (interrupted).
+func openInput(ctx context.Context, name, what string) (io.Reader, func(), error) {
 	if name == "-" {
-		return os.Stdin, func() {}, nil
+		r, stop := importfile.StopOnDone(ctx, os.Stdin)
+		return r, stop, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -439,4 +445,14 @@ func openInput(name, what string) (io.Reader, func(), error) {
 		return nil, nil, fmt.Errorf("%s is a directory, not %s", name, what)
 	}
 	return f, func() { f.Close() }, nil
+}
+
+// interrupted returns err, the failure of reading a command's input, as
+// the signal that stopped it if ctx is done: the reader's own complaint
+// (a header missing, a file cut short) would blame the file.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("interrupted (%v) while reading the input: nothing was written", context.Cause(ctx))
+	}
+	return err
 }

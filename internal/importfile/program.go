@@ -189,7 +189,7 @@ func parseCurrencyRate(r *record) afftrack.CurrencyRate {
 	// agree and no one reads a rate as starting at that hour. The day's
 	// form is checked first, so a refusal never suggests a time.
 	if s := r.str("Date", true); r.err == nil {
-		if _, err := time.Parse(time.DateOnly, s); err == nil {
+		if day, err := time.Parse(time.DateOnly, s); err == nil && day.Year() >= 1 {
 			d := r.datetime("Date", true, time.Time{})
 			cr.Date = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
 		} else if _, err := afftrack.ParseDateTime(s); err == nil {

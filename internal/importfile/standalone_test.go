@@ -16,6 +16,8 @@ func TestParseRatesCSVNamesTheFilesLine(t *testing.T) {
 		{"a bad date after blank lines", "Code,Date,Rate\n\n\nUSD,2024-13-01,1.6\n", "line 4.Date: "},
 		{"a date not written as a day, whose refusal suggests no time", "Code,Date,Rate\nUSD,2024-1-1,1.5\n",
 			`line 2.Date: "2024-1-1" is not a day; use YYYY-MM-DD`},
+		{"a day of year 0, whose refusal suggests no time", "Code,Date,Rate\nUSD,0000-01-01,1.5\n",
+			`line 2.Date: "0000-01-01" is not a day; use YYYY-MM-DD`},
 		{"a bad rate on the third line", "Code,Date,Rate\n\"USD\",2024-01-01,1.5\nEUR,\"2024-01-01\",x\n", "line 3: Rate \"x\" is not a number"},
 		{"a row of the wrong width", "Code,Date,Rate\nUSD,2024-01-01,1.5\nEUR,2024-01-01\n", "line 3: wrong number of fields"},
 		{"the same code and day twice", "Code,Date,Rate\nUSD,2024-01-01,1.5\n\nusd,2024-01-01,1.6\n", "line 4: USD 2024-01-01 is also on line 2"},

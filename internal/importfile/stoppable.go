@@ -90,3 +90,12 @@ func (s *stoppable) Read(p []byte) (int, error) {
 // close ends the goroutine, unless it waits on r's Read: then it ends
 // with that Read.
 func (s *stoppable) close() { s.once.Do(func() { close(s.done) }) }
+
+// StopOnDone returns a reader of r whose Read returns context.Cause(ctx)
+// once ctx is done, even while r's Read waits (standard input with
+// nothing coming), and what ends its goroutine: a command reading a file
+// a user is still typing, or a stalled pipe, stops at a signal.
+func StopOnDone(ctx context.Context, r io.Reader) (io.Reader, func()) {
+	s := newStoppable(ctx, r)
+	return s, s.close
+}
