@@ -283,7 +283,18 @@ func newID(noun string, id int64) error {
 // a rebuild changed its settings. It is best effort, with a fresh context
 // since ctx may be why the caller is leaving; a failure discards the
 // connection rather than return it to the pool with the change still on.
+//
+// With ctx ended (an import stopped by a signal), the connection is
+// discarded at once: database/sql rolls back a transaction whose context
+// ended in a goroutine of its own, which may not have reached the
+// connection yet, and a PRAGMA foreign_keys run inside the transaction is
+// ignored by SQLite, so the pool would get the connection back with
+// foreign keys off.
 func restoreConn(ctx context.Context, conn *sql.Conn, restore []string) {
+	if ctx.Err() != nil && len(restore) > 0 {
+		conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // discards the connection
+		return
+	}
 	for _, q := range restore {
 		if _, err := conn.ExecContext(context.WithoutCancel(ctx), q); err != nil {
 			conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // discards the connection
