@@ -38,7 +38,7 @@ and rule.`)
 		return err
 	}
 	// A directory is refused here, before the database is made.
-	r, closeInput, err := openInput(ctx, rest[0], "an import file")
+	r, closeInput, err := openInput(rest[0], "an import file")
 	if err != nil {
 		return err
 	}

@@ -262,14 +262,13 @@ POST /V1/Merchant/Validations, and its result printed.`)
 	if *merchant < 1 || len(rest) != 1 {
 		return usageError("validate", "want validate --merchant ID FILE.csv")
 	}
-	r, closeInput, err := openInput(ctx, rest[0], "a CSV file")
-	if err != nil {
+	var rows []afftrack.Validation
+	var lines []int
+	if err := readInput(ctx, rest[0], "a CSV file", func(r io.Reader) (err error) {
+		rows, lines, err = readValidationCSV(r)
 		return err
-	}
-	defer closeInput()
-	rows, lines, err := readValidationCSV(r)
-	if err != nil {
-		return interrupted(ctx, err)
+	}); err != nil {
+		return err
 	}
 	db, lc, _, err := f.open(ctx)
 	if err != nil {

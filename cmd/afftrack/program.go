@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -76,13 +77,12 @@ in the same form.`)
 
 // readProgram reads a program file, or standard input for "-".
 func readProgram(ctx context.Context, name string, merchantID int64) (*afftrack.Program, error) {
-	r, closeInput, err := openInput(ctx, name, "a program file")
-	if err != nil {
-		return nil, err
-	}
-	defer closeInput()
-	p, err := importfile.ParseProgram(r, merchantID)
-	return p, interrupted(ctx, err)
+	var p *afftrack.Program
+	err := readInput(ctx, name, "a program file", func(r io.Reader) (err error) {
+		p, err = importfile.ParseProgram(r, merchantID)
+		return err
+	})
+	return p, err
 }
 
 // programJSON is a program in the import file's form. Amounts and
@@ -152,19 +152,17 @@ a file holds at most 1,000,000 rates.`)
 	if len(rest) != 1 {
 		return usageError("rates import", "rates import takes one FILE.csv, or - for standard input")
 	}
-	r, closeInput, err := openInput(ctx, rest[0], "a CSV file")
-	if err != nil {
-		return err
-	}
-	defer closeInput()
 	// Up to a million rates are held before they are written; the soft
 	// limit keeps the collector from letting garbage grow as large again.
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
 	}
-	rates, err := importfile.ParseRatesCSV(r)
-	if err != nil {
-		return interrupted(ctx, err)
+	var rates []afftrack.CurrencyRate
+	if err := readInput(ctx, rest[0], "a CSV file", func(r io.Reader) (err error) {
+		rates, err = importfile.ParseRatesCSV(r)
+		return err
+	}); err != nil {
+		return err
 	}
 	db, err := openExistingStore(ctx, *dsn)
 	if err != nil {

@@ -60,11 +60,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	out := &outputWriter{w: stdout}
 	err := dispatch(ctx, args, &cliEnv{getenv: getenv, stdout: out, stderr: stderr})
 	// serve's output is its start-up line, which a supervisor may not
-	// keep; its clean stop is still a clean stop.
-	// A help text asked for (flag.ErrHelp, exit 0) that could not be
-	// written fails as any other output does.
+	// keep; its clean stop is still a clean stop. A help text asked for
+	// (flag.ErrHelp, exit 0), serve's too, fails as any other output does.
 	helped := errors.Is(err, flag.ErrHelp)
-	if (err == nil || helped) && out.err != nil && (len(args) == 0 || args[0] != "serve" || helped) {
+	serving := len(args) > 0 && args[0] == "serve" && !helped
+	if (err == nil || helped) && out.err != nil && !serving {
 		return fmt.Errorf("writing the output: %w", out.err)
 	}
 	return err
@@ -427,14 +427,9 @@ func zoneNamed(zone string) (*time.Location, error) {
 // fail only once read, with a message about its content (the rates
 // file's "a header Code,Date,Rate is needed") or after the database was
 // made: it is refused here as "name is a directory, not what".
-//
-// Standard input is read so that a signal (ctx done) stops a read that
-// waits for it, which the system would otherwise restart; the command
-// then says so (interrupted).
-func openInput(ctx context.Context, name, what string) (io.Reader, func(), error) {
+func openInput(name, what string) (io.Reader, func(), error) {
 	if name == "-" {
-		r, stop := importfile.StopOnDone(ctx, os.Stdin)
-		return r, stop, nil
+		return os.Stdin, func() {}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -447,12 +442,25 @@ func openInput(ctx context.Context, name, what string) (io.Reader, func(), error
 	return f, func() { f.Close() }, nil
 }
 
-// interrupted returns err, the failure of reading a command's input, as
-// the signal that stopped it if ctx is done: the reader's own complaint
-// (a header missing, a file cut short) would blame the file.
-func interrupted(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("interrupted (%v) while reading the input: nothing was written", context.Cause(ctx))
+// readInput opens the file name a command reads (openInput) and hands it
+// to read, so that a signal (ctx done) stops a read that waits for its
+// input (standard input, a pipe), which the system would otherwise
+// restart. An error of read once ctx is done is reported as the signal
+// that stopped it: read's own complaint (a header missing, a file cut
+// short) would blame the file. The import has a Reader that does both.
+func readInput(ctx context.Context, name, what string, read func(io.Reader) error) error {
+	f, closeInput, err := openInput(name, what)
+	if err != nil {
+		return err
 	}
-	return err
+	defer closeInput()
+	r, stop := importfile.StopOnDone(ctx, f)
+	defer stop()
+	if err := read(r); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted (%v) while reading the input: nothing was written", context.Cause(ctx))
+		}
+		return err
+	}
+	return nil
 }

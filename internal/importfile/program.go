@@ -190,8 +190,7 @@ func parseCurrencyRate(r *record) afftrack.CurrencyRate {
 	// form is checked first, so a refusal never suggests a time.
 	if s := r.str("Date", true); r.err == nil {
 		if day, err := time.Parse(time.DateOnly, s); err == nil && day.Year() >= 1 {
-			d := r.datetime("Date", true, time.Time{})
-			cr.Date = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+			cr.Date = day // midnight UTC, as every stored day
 		} else if _, err := afftrack.ParseDateTime(s); err == nil {
 			r.fail("Date", "%q must be a day (YYYY-MM-DD), without a time", s)
 		} else {

@@ -181,12 +181,12 @@ func (d *Deliverer) now() time.Time { return afftrack.WallClock(d.o.Now(), d.o.L
 // way, which go on until drain ends, then returns nil: a clean stop lets
 // the calls it finds finish (each is bounded by Timeout), where cutting
 // them would have their receivers called again once the lease is over.
-// It claims notifications as call slots come free
-// rather than a batch at a time, and at most perAffiliate of one
-// affiliate, none of an affiliate it is still calling, and calls none
-// whose receiver it has paused (pauses): a receiver that hangs until
-// every call's timeout holds a few slots now and then, and the other
-// receivers' notifications go on through the rest. A poll that fails
+// It claims notifications as call slots come free rather than a batch at
+// a time, and at most perAffiliate of one affiliate, none of an affiliate
+// it is still calling, and calls none whose receiver it has paused
+// (pauses): a receiver that hangs until every call's timeout holds a few
+// slots now and then, and the other receivers' notifications go on
+// through the rest. A poll that fails
 // (the store is down) is logged and retried at the next interval.
 func (d *Deliverer) Run(ctx, drain context.Context) error {
 	calls := newCalls(d.o.Concurrency)
